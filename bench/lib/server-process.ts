@@ -1,0 +1,122 @@
+// The real server as a child process (node --import tsx src/server.ts), on a database of
+// the caller's choosing, listening on 127.0.0.1 at a free port: for the soak run
+// (bench/soak.ts) and the crash-safety and multi-process tests, where the process itself
+// must die or be several.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const SERVER_PASSWORD = 'server test password';
+
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  /** SIGKILL: no graceful shutdown, no flush. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number }): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'production',
+    DATABASE_URL: options.databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ADMIN_PASSWORD: SERVER_PASSWORD,
+    PASSWORD_HASH_COST: '4',
+    LOGIN_RATE_LIMIT: '1000000',
+    LOG_LEVEL: 'warn',
+    JOB_POLL_MS: '100',
+    ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
+    ...options.env,
+  };
+  delete env.TEST_DATABASE_URL;
+  delete env.VITEST;
+  delete env.VITEST_POOL_ID;
+  delete env.VITEST_WORKER_ID;
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  proc.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  let done = false;
+  void exited.then(() => { done = true; });
+  while (true) {
+    if (done) throw new Error(`server exited before it was ready:\n${out}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`server not ready after ${options.readyTimeoutMs ?? 60_000} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    port,
+    proc,
+    output: () => out,
+    exited,
+    async kill() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Logs in as a demo account of a server started by startServer. */
+export async function login(url: string, email = 'admin@example.com', password = SERVER_PASSWORD): Promise<string> {
+  const res = await fetch(`${url}/api/2.0/user/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  if (res.status !== 201) throw new Error(`login as ${email} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { authToken: string }).authToken;
+}
+
+export interface Answer { status: number; body: any; text: string }
+
+/** A JSON request to a running server; network errors come back as status 0. */
+export async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
+  try {
+    const res = await fetch(`${url}/api/2.0${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `api ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    let parsed: any = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed, text };
+  } catch (err) {
+    return { status: 0, body: null, text: String(err) };
+  }
+}

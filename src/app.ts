@@ -1,0 +1,132 @@
+// buildApp({ config, handle, clock }) -> a ready-to-listen Fastify instance: the shared
+// HTTP conventions from http/, then every area from areas/index.ts.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Kysely } from 'kysely';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import type { Database } from './db/schema.js';
+import { systemClock, type Clock } from './clock.js';
+import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
+import { registerOutputFormats } from './http/output.js';
+import { registerBodyParsers, registerTextGuards } from './http/body.js';
+import { registerAuth } from './http/auth.js';
+import { registerNotFound } from './http/routing.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerOps } from './http/ops.js';
+import { applySecurityHeaders, helmetOptions } from './http/security.js';
+import { JobWorker } from './jobs/queue.js';
+import { areas } from './areas/index.js';
+
+export const BASE_PATH = '/api/2.0';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Kysely<Database>;
+    dbHandle: DatabaseHandle;
+    config: Config;
+    clock: Clock;
+    jobs: JobWorker;
+  }
+}
+
+export interface BuildAppOptions {
+  config: Config;
+  handle: DatabaseHandle;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(part: 'body' | 'other') {
+  // Query strings and paths arrive as text, so they are coerced; bodies are JSON and a
+  // wrong type there is the client's mistake, reported as 422.
+  const ajv = new Ajv({
+    coerceTypes: part === 'body' ? false : 'array',
+    useDefaults: true,
+    removeAdditional: part === 'body' ? false : true,
+    allErrors: true,
+    strict: false,
+    // NaN and Infinity are not numbers a client can mean ("limit=Infinity" is a 422).
+    strictNumbers: true,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider']>;
+
+export async function buildApp(options: BuildAppOptions) {
+  const { config, handle } = options;
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    genReqId: () => randomUUID(),
+    bodyLimit: config.bodyLimit,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Malformed URLs (bad percent-encoding, an overlong parameter) are refused by the
+    // router before any route; they get the one error shape too.
+    frameworkErrors: (err: Error, request: any, reply: any) => {
+      // These replies skip the hooks: set what they would have set.
+      const { status, body } = errorReply(request, err);
+      applySecurityHeaders(request.raw, reply.raw);
+      return reply.status(status).header('x-request-id', request.id).type('application/json').send(Buffer.from(JSON.stringify(body)));
+    },
+  } as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>();
+
+  const ajvBody = makeAjv('body');
+  const ajvOther = makeAjv('other');
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajvBody : ajvOther).compile(schema));
+
+  app.decorate('db', handle.db);
+  app.decorate('dbHandle', handle);
+  app.decorate('config', config);
+  app.decorate('clock', clock);
+  const jobs = new JobWorker(handle.db, clock, app.log, config.jobPollMs, config.jobLeaseSeconds);
+  app.decorate('jobs', jobs);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandler(app);
+  registerNotFound(app);
+  registerBodyParsers(app, config.bodyLimit);
+  registerTextGuards(app);
+  registerOutputFormats(app);
+  registerOps(app, handle);
+  await app.register(helmet, helmetOptions);
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? true : config.corsOrigins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-App-Id', 'Accept', 'X-Requested-With'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow', 'Deprecation', 'Location'],
+    maxAge: 600,
+  });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, ctx) =>
+      new HttpError(429, 'rate_limited', `Too many attempts; try again in ${Math.ceil(ctx.ttl / 1000)} seconds.`, undefined, undefined, { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) }),
+  });
+  registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
+  await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
+
+  for (const area of areas) {
+    for (const [type, handler] of Object.entries(area.jobs?.(config) ?? {})) jobs.register(type, handler);
+    await app.register(area.routes, { prefix: BASE_PATH });
+    if (area.publicRoutes) await app.register(area.publicRoutes);
+  }
+
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+  });
+  return app;
+}

@@ -1,0 +1,132 @@
+// Queries of the comments area, and the batch builder of comment records.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import { loadUserSummaries } from '../users/users.queries.js';
+import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';
+import { renderTexts } from '../wikis/render.js';
+import type { CommentTable, PostTable } from './comments.tables.js';
+import type { Comment, CommentAuthor, CommentContext, Post } from './comments.schemas.js';
+
+export type CommentRow = Selectable<CommentTable>;
+export type PostRow = Selectable<PostTable>;
+
+export function findComment(db: Kysely<Database>, commentid: number) {
+  return db.selectFrom('comments').selectAll().where('commentid', '=', commentid).executeTakeFirst();
+}
+
+/** Deletes every comment (with replies and media) on a document that is going away. */
+export async function deleteCommentsOn(db: Kysely<Database>, context: CommentContext, contextid: number) {
+  const ids = (await db.selectFrom('comments').select('commentid').where('context', '=', context).where('contextid', '=', contextid).execute()).map((r) => r.commentid);
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    await db.deleteFrom('comment_media').where('commentid', 'in', chunk).execute();
+    await db.deleteFrom('comments').where('parentid', 'in', chunk).execute();
+    await db.deleteFrom('comments').where('commentid', 'in', chunk).execute();
+  }
+}
+
+/** Comment authors by userid, in one query (plus the summaries' batched team and image lookups). */
+export async function loadCommentAuthors(db: Kysely<Database>, config: Config, userids: Array<number | null>): Promise<Map<number, CommentAuthor>> {
+  const summaries = await loadUserSummaries(db, config, userids);
+  const out = new Map<number, CommentAuthor>();
+  for (const [id, s] of summaries) out.set(id, { userid: s.userid, username: s.username, join_date: s.join_date, image: s.image, teams: s.teams, reputation: s.reputation });
+  return out;
+}
+
+/**
+ * Comment records for rows already read, in batches: replies of the top-level ones
+ * (in commentid order), authors, rendered texts and media, whatever the page size.
+ * A reply among `rows` comes back as a reply (no media, no replies).
+ */
+export async function commentRecords(db: Kysely<Database>, config: Config, rows: CommentRow[]): Promise<Comment[]> {
+  const topIds = rows.filter((r) => r.parentid === null).map((r) => r.commentid);
+  const replies: CommentRow[] = [];
+  for (let i = 0; i < topIds.length; i += 500) {
+    replies.push(...await db.selectFrom('comments').selectAll().where('parentid', 'in', topIds.slice(i, i + 500)).orderBy('commentid').execute());
+  }
+  const all = [...rows, ...replies];
+  const mediaRows = topIds.length
+    ? await db.selectFrom('comment_media').selectAll().where('commentid', 'in', topIds).orderBy('commentid').orderBy('orderby').execute()
+    : [];
+  const [authors, rendered, images, videos] = await Promise.all([
+    loadCommentAuthors(db, config, all.map((r) => r.userid)),
+    renderTexts(db, config, all.map((r) => r.text_raw)),
+    loadImageDetails(db, config, mediaRows.filter((m) => m.media_type === 'image').map((m) => m.mediaid)),
+    loadVideoDetails(db, config, mediaRows.filter((m) => m.media_type === 'video').map((m) => m.mediaid)),
+  ]);
+  const renderedById = new Map(all.map((r, i) => [r.commentid, rendered[i]]));
+  const base = (r: CommentRow) => ({
+    commentid: r.commentid,
+    locale: r.langid,
+    context: r.context,
+    contextid: r.contextid,
+    parentid: r.parentid,
+    title: r.title,
+    text_raw: r.text_raw,
+    text_rendered: renderedById.get(r.commentid) ?? '',
+    date: r.date,
+    modified_date: r.modified_date,
+    status: r.status,
+    status_reason: r.status_reason,
+    author: r.userid ? authors.get(r.userid) ?? null : null,
+  });
+  const repliesOf = new Map<number, CommentRow[]>();
+  for (const r of replies) {
+    const list = repliesOf.get(r.parentid!) ?? [];
+    list.push(r);
+    repliesOf.set(r.parentid!, list);
+  }
+  const mediaOf = new Map<number, Comment['media']>();
+  for (const m of mediaRows) {
+    const detail = m.media_type === 'image' ? images.get(m.mediaid) : videos.get(m.mediaid);
+    if (!detail) continue;
+    const list = mediaOf.get(m.commentid) ?? [];
+    list.push(detail as NonNullable<Comment['media']>[number]);
+    mediaOf.set(m.commentid, list);
+  }
+  return rows.map((r) => r.parentid !== null
+    ? base(r)
+    : { ...base(r), media: mediaOf.get(r.commentid) ?? [], replies: (repliesOf.get(r.commentid) ?? []).map(base) });
+}
+
+/** Top-level comments (with replies) on many documents of one context, for records that embed them (step comments). */
+export async function commentsOn(db: Kysely<Database>, config: Config, context: CommentContext, contextids: number[]): Promise<Map<number, Comment[]>> {
+  const out = new Map<number, Comment[]>();
+  const ids = [...new Set(contextids)];
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('comments').selectAll().where('context', '=', context).where('contextid', 'in', ids).where('parentid', 'is', null).orderBy('commentid').execute();
+  const records = await commentRecords(db, config, rows);
+  for (const c of records) {
+    const list = out.get(c.contextid) ?? [];
+    list.push(c);
+    out.set(c.contextid, list);
+  }
+  return out;
+}
+
+export const postUrl = (config: Config, postid: number) => `${config.publicUrl}/api/2.0/posts/${postid}`;
+
+export async function postRecords(db: Kysely<Database>, config: Config, rows: PostRow[]): Promise<Post[]> {
+  const ids = rows.map((r) => r.postid);
+  const [authors, rendered, counts] = await Promise.all([
+    loadCommentAuthors(db, config, rows.map((r) => r.userid)),
+    renderTexts(db, config, rows.map((r) => r.text_raw)),
+    ids.length
+      ? db.selectFrom('comments').select((eb) => ['contextid', eb.fn.countAll<number>().as('n')]).where('context', '=', 'post').where('contextid', 'in', ids).groupBy('contextid').execute()
+      : Promise.resolve([]),
+  ]);
+  const countOf = new Map(counts.map((c) => [c.contextid, Number(c.n)]));
+  return rows.map((r, i) => ({
+    postid: r.postid,
+    title: r.title,
+    text_raw: r.text_raw,
+    text_rendered: rendered[i],
+    locale: r.langid,
+    author: r.userid ? authors.get(r.userid) ?? null : null,
+    date: r.date,
+    modified_date: r.modified_date,
+    comment_count: countOf.get(r.postid) ?? 0,
+    url: postUrl(config, r.postid),
+  }));
+}

@@ -1,0 +1,172 @@
+// Comments on guides, steps, wikis, INFO pages and discussion posts, with one level of replies.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import { Empty, errorResponses } from '../../http/schemas.js';
+import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
+import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
+import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
+import { commentRecords, findComment, type CommentRow } from './comments.queries.js';
+import { CONTEXT_NAMES, resolveContext } from './comments.contexts.js';
+
+const TAG = ['Comments'];
+const CommentParam = Type.Object({ commentid: Type.Integer({ minimum: 1 }) });
+
+/** Comment text: trimmed; 12 to 1024 characters on sites with public registration, else 1 to 10000. */
+export function checkCommentText(config: Config, text: string, field = 'text'): string {
+  const t = text.trim();
+  const [min, max] = config.publicRegistration ? [12, 1024] : [1, 10000];
+  const length = [...t].length;
+  if (length < min || length > max) throw invalidField(field, `${field} must be ${min} to ${max} characters long.`, length === 0 ? 'missing_field' : 'out_of_range');
+  return t;
+}
+
+/** The author, a Moderator or an Admin; 403 otherwise. */
+export function requireOwnerOrModerator(request: FastifyRequest, ownerid: number | null): AuthUser {
+  const user = requireUser(request);
+  if (user.userid !== ownerid && !hasPrivilege(user, 'Moderator')) throw forbidden('Only the author, a Moderator or an Admin may do this.');
+  return user;
+}
+
+async function checkMedia(db: Kysely<Database>, media: Array<{ type: 'image' | 'video'; id: number }>) {
+  const imageIds = media.filter((m) => m.type === 'image').map((m) => m.id);
+  const videoIds = media.filter((m) => m.type === 'video').map((m) => m.id);
+  const [images, videos] = await Promise.all([
+    imageIds.length ? db.selectFrom('images').select('imageid').where('imageid', 'in', imageIds).execute() : Promise.resolve([]),
+    videoIds.length ? db.selectFrom('videos').select('videoid').where('videoid', 'in', videoIds).execute() : Promise.resolve([]),
+  ]);
+  const haveImages = new Set(images.map((i) => i.imageid));
+  const haveVideos = new Set(videos.map((v) => v.videoid));
+  const errors: FieldError[] = [];
+  media.forEach((m, i) => {
+    if (!(m.type === 'image' ? haveImages : haveVideos).has(m.id)) errors.push({ field: `media[${i}].id`, code: 'invalid_value', message: `No such ${m.type}.`, index: i });
+  });
+  if (errors.length) throw unprocessable(errors);
+}
+
+export async function commentsRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+
+  async function existing(commentid: number): Promise<CommentRow> {
+    const row = await findComment(db, commentid);
+    if (!row) throw notFound('Comment');
+    return row;
+  }
+  const record = async (row: CommentRow) => (await commentRecords(db, config, [row]))[0];
+
+  app.get('/comments', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'List comments, ordered by commentid',
+      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: top-level comments created since; `modifiedSince`: threads in which a comment or reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`.',
+      querystring: CommentListQuery,
+      response: { 200: Type.Array(Comment), ...errorResponses(422) },
+    },
+  }, async (request) => {
+    const q = request.query;
+    let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
+    if (q.context) query = query.where('c.context', '=', q.context);
+    if (q.langid) query = query.where('c.langid', '=', q.langid);
+    if (q.createdSince !== undefined) query = query.where('c.date', '>=', q.createdSince);
+    if (q.modifiedSince !== undefined) {
+      const since = q.modifiedSince;
+      query = query.where((eb) => eb.or([
+        eb('c.date', '>=', since),
+        eb('c.modified_date', '>=', since),
+        eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid')
+          .where((e2) => e2.or([e2('r.date', '>=', since), e2('r.modified_date', '>=', since)]))),
+      ]));
+    }
+    const rows = await query.orderBy('c.commentid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    return commentRecords(db, config, rows);
+  });
+
+  app.get('/comments/:commentid', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG, summary: 'One comment',
+      description: 'A top-level comment comes with its media and replies; a reply comes alone (no media, no replies).',
+      params: CommentParam, response: { 200: Comment, ...errorResponses(404, 422) },
+    },
+  }, async (request) => record(await existing(request.params.commentid)));
+
+  app.post('/comments/:context/:contextid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Comment on a guide, step, wiki, INFO page or discussion post',
+      description: 'Body: `text` (required; 12 to 1024 characters on sites with public registration, 1 to 10000 otherwise), `parentid` (reply to a top-level comment on the same thing; one level only), `langid` or `langId` (one of the site\'s languages; default: the parent\'s, else the document\'s), `media` (images and videos, top-level comments only). The comment\'s `title` is the title of what it is on. Answers 201 with the comment.',
+      params: Type.Object({ context: ContextParam, contextid: Type.Integer({ minimum: 1 }) }),
+      body: CommentCreate,
+      response: { 201: Comment, ...errorResponses(401, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const { context, contextid } = request.params;
+    const b = request.body;
+    const text = checkCommentText(config, b.text);
+    const target = await resolveContext(db, context, contextid);
+    if (!target) throw notFound(CONTEXT_NAMES[context]);
+    let parent: CommentRow | undefined;
+    if (b.parentid != null) {
+      parent = await findComment(db, b.parentid);
+      if (!parent || parent.context !== context || parent.contextid !== contextid) throw invalidField('parentid', 'The parent comment is not on this document.');
+      if (parent.parentid !== null) throw invalidField('parentid', 'Replies are one level deep: reply to the top-level comment.');
+      if (b.media?.length) throw invalidField('media', 'Replies have no media.');
+    }
+    const explicit = b.langid ?? b.langId;
+    if (explicit !== undefined && !config.languages.includes(explicit)) throw invalidField(b.langid !== undefined ? 'langid' : 'langId', `The language must be one of the site's: ${config.languages.join(', ')}.`);
+    const langid = explicit ?? parent?.langid ?? target.langid;
+    if (b.media?.length) await checkMedia(db, b.media);
+    const now = clock.now();
+    const commentid = await db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('comments').values({
+        context, contextid, parentid: parent?.commentid ?? null, userid: user.userid, langid, title: parent?.title ?? target.title, text_raw: text, date: now,
+      }).returning('commentid').executeTakeFirstOrThrow();
+      if (b.media?.length) {
+        await trx.insertInto('comment_media').values(b.media.map((m, i) => ({ commentid: row.commentid, orderby: i, media_type: m.type, mediaid: m.id }))).execute();
+      }
+      return row.commentid;
+    });
+    return reply.status(201).send(await record(await existing(commentid)));
+  });
+
+  app.patch('/comments/:commentid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG, summary: 'Edit a comment (path not in the specification)',
+      description: 'Body `{"text": "..."}` (same length rules as at creation). The author, a Moderator or an Admin. Sets `modified_date`. Answers the comment.',
+      params: CommentParam, body: CommentPatch,
+      response: { 200: Comment, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const row = await existing(request.params.commentid);
+    requireOwnerOrModerator(request, row.userid);
+    const text = checkCommentText(config, request.body.text);
+    await db.transaction().execute((trx) => trx.updateTable('comments').set({ text_raw: text, modified_date: clock.now() }).where('commentid', '=', row.commentid).execute());
+    return record(await existing(row.commentid));
+  });
+
+  app.delete('/comments/:commentid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG, summary: 'Delete a comment (path not in the specification)',
+      description: 'The author, a Moderator or an Admin. A top-level comment goes with its replies. Answers 204.',
+      params: CommentParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const row = await existing(request.params.commentid);
+    requireOwnerOrModerator(request, row.userid);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('comment_media').where('commentid', '=', row.commentid).execute();
+      await trx.deleteFrom('comments').where('parentid', '=', row.commentid).execute();
+      await trx.deleteFrom('comments').where('commentid', '=', row.commentid).execute();
+    });
+    return reply.status(204).send(null);
+  });
+}

@@ -1,0 +1,234 @@
+// Guides and people: completions, favorites, collaborators (users and teams), flags,
+// and the guide lists of a user. None of these take a revisionid.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorResponses, Order } from '../../http/schemas.js';
+import { notFound } from '../../http/errors.js';
+import { hasPrivilege, isAdmin, requireRole, requireUser } from '../../http/auth.js';
+import { loadUserSummaries } from '../users/users.queries.js';
+import { UserSummary } from '../users/users.schemas.js';
+import { toTeamSummaries } from '../teams/teams.queries.js';
+import { TeamSummary } from '../teams/teams.schemas.js';
+import { CompletionStatus, FavoriteStatus, Flag, LangQuery, LightGuide, Id, Paging, GuideParam } from './guides.schemas.js';
+import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
+import { flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
+import { guideFor } from './guides.http.js';
+
+const USERS_TAG = ['Users'];
+const TAG = ['Guides'];
+const UseridParam = Type.Object({ userid: Id() });
+
+export async function guidePeopleRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+  const langs = config.languages;
+  const LangOnly = Type.Object({ langid: LangQuery(langs) });
+
+  async function existingUser(userid: number) {
+    if (!(await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst())) throw notFound('User');
+  }
+  /** Others see a user's public guides; the user and Admins see the private ones too. */
+  const seesPrivate = (request: FastifyRequest, userid: number) => !!request.user && (request.user.userid === userid || isAdmin(request.user));
+
+  // ---- a user's guides
+  const ListQuery = Type.Object({ ...Paging, order: Type.Optional(Order) });
+  async function contributed(userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
+    const dir = q.order === 'DESC' ? 'desc' : 'asc';
+    let sel = lightSelect(db).where('g.deleted', '=', 0)
+      .where((eb) => eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
+        .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', userid)));
+    if (!withPrivate) sel = sel.where('g.public', '=', 1);
+    const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
+    return lightGuideRecords(db, config, rows);
+  }
+  app.get('/user/guides', {
+    config: { auth: 'user' },
+    schema: { tags: USERS_TAG, summary: 'Guides the logged-in user contributed to', description: 'Every guide the user created or edited (private ones too), ordered by guideid.', querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
+  }, async (request) => contributed(requireUser(request).userid, true, request.query));
+  app.get('/users/:userid/guides', {
+    config: { auth: 'none' },
+    schema: { tags: USERS_TAG, summary: 'Guides a user contributed to', description: 'Public ones; the user themself and Admins also see private ones. Ordered by guideid.', params: UseridParam, querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
+  }, async (request) => {
+    await existingUser(request.params.userid);
+    return contributed(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+  });
+
+  // ---- completions and favorites: one table each, the same shape
+  const marked = (table: 'guide_completions' | 'guide_favorites') => async (userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
+    let sel = lightSelect(db).innerJoin(`${table} as m`, (j) => j.onRef('m.guideid', '=', 'g.guideid').onRef('m.langid', '=', 'g.langid'))
+      .where('m.userid', '=', userid).where('g.deleted', '=', 0);
+    if (!withPrivate) sel = sel.where('g.public', '=', 1);
+    const rows = await sel.orderBy('m.date', 'desc').orderBy('g.guideid', 'desc').orderBy('g.langid').limit(q.limit).offset(q.offset).execute();
+    return lightGuideRecords(db, config, rows);
+  };
+  const completions = marked('guide_completions');
+  const favorites = marked('guide_favorites');
+  const PageQuery = Type.Object({ ...Paging });
+
+  app.get('/user/completions', {
+    config: { auth: 'user' },
+    schema: { tags: USERS_TAG, summary: 'Guides the logged-in user completed', description: 'Newest completion first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
+  }, async (request) => completions(requireUser(request).userid, true, request.query));
+  app.get('/users/:userid/completions', {
+    config: { auth: 'none' },
+    schema: { tags: USERS_TAG, summary: 'Guides a user completed', description: 'Newest completion first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
+  }, async (request) => {
+    await existingUser(request.params.userid);
+    return completions(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+  });
+  app.get('/user/favorites/guides', {
+    config: { auth: 'user' },
+    schema: { tags: USERS_TAG, summary: 'The logged-in user\'s favorite guides', description: 'Newest favorite first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
+  }, async (request) => favorites(requireUser(request).userid, true, request.query));
+  app.get('/users/:userid/favorites/guides', {
+    config: { auth: 'none' },
+    schema: { tags: USERS_TAG, summary: 'A user\'s favorite guides', description: 'Newest favorite first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
+  }, async (request) => {
+    await existingUser(request.params.userid);
+    return favorites(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+  });
+
+  async function mark(table: 'guide_completions' | 'guide_favorites', on: boolean, request: FastifyRequest, guideid: number, langid: string | undefined) {
+    const user = requireUser(request);
+    const ctx = await guideFor(app, request, guideid, langid, 'read');
+    const key = { userid: user.userid, guideid: ctx.row.guideid, langid: ctx.row.langid };
+    if (on) await db.insertInto(table).values({ ...key, date: clock.now() }).onConflict((oc) => oc.columns(['userid', 'guideid', 'langid']).doNothing()).execute();
+    else await db.deleteFrom(table).where('userid', '=', key.userid).where('guideid', '=', key.guideid).where('langid', '=', key.langid).execute();
+    const row = on ? await db.selectFrom(table).select('date').where('userid', '=', key.userid).where('guideid', '=', key.guideid).where('langid', '=', key.langid).executeTakeFirst() : undefined;
+    return { ...key, date: row?.date ?? null };
+  }
+
+  for (const method of ['put', 'delete'] as const) {
+    const on = method === 'put';
+    app[method]('/guides/:guideid/completed', {
+      config: { auth: 'user' },
+      schema: {
+        tags: TAG,
+        summary: on ? 'Mark a guide completed' : 'Mark a guide not completed',
+        description: 'For the logged-in user; idempotent. Answers the resulting completion status.',
+        params: GuideParam,
+        querystring: LangOnly,
+        response: { 200: CompletionStatus, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const m = await mark('guide_completions', on, request, request.params.guideid, request.query.langid);
+      return { guideid: m.guideid, langid: m.langid, userid: m.userid, completed: on, completed_date: m.date };
+    });
+    app[method]('/user/favorites/guides/:guideid', {
+      config: { auth: 'user' },
+      schema: {
+        tags: USERS_TAG,
+        summary: on ? 'Add a guide to the logged-in user\'s favorites' : 'Remove a guide from the logged-in user\'s favorites',
+        description: 'Idempotent. Answers the resulting favorite status.',
+        params: GuideParam,
+        querystring: LangOnly,
+        response: { 200: FavoriteStatus, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const m = await mark('guide_favorites', on, request, request.params.guideid, request.query.langid);
+      return { guideid: m.guideid, langid: m.langid, userid: m.userid, favorited: on, favorited_date: m.date };
+    });
+  }
+
+  // ---- collaborators
+  async function collaborators(guideid: number, kind: 'user' | 'team') {
+    const ids = (await db.selectFrom('guide_collaborators').select('memberid').where('guideid', '=', guideid).where('kind', '=', kind).orderBy('memberid').execute()).map((r) => r.memberid);
+    if (kind === 'user') {
+      const users = await loadUserSummaries(db, config, ids);
+      return ids.map((id) => users.get(id)).filter((u) => u !== undefined);
+    }
+    const teams = ids.length ? await db.selectFrom('teams').selectAll().where('teamid', 'in', ids).orderBy('teamid').execute() : [];
+    return toTeamSummaries(db, config, teams);
+  }
+  for (const kind of ['user', 'team'] as const) {
+    const path = kind === 'user' ? 'users' : 'teams';
+    const idName = kind === 'user' ? 'userid' : 'teamid';
+    const Summary = kind === 'user' ? UserSummary : TeamSummary;
+    const MemberParam = Type.Object({ guideid: Id(), [idName]: Id() });
+    app.get(`/guides/:guideid/${path}`, {
+      config: { auth: 'none' },
+      schema: { tags: TAG, summary: `The ${kind}s who may edit a guide besides Authors and Admins`, params: GuideParam, querystring: LangOnly, response: { 200: Type.Array(Summary), ...errorResponses(401, 403, 404, 422) } },
+    }, async (request) => {
+      const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+      return collaborators(ctx.row.guideid, kind);
+    });
+    for (const method of ['put', 'delete'] as const) {
+      const adding = method === 'put';
+      app[method](`/guides/:guideid/${path}/:${idName}`, {
+        config: { auth: 'user' },
+        schema: {
+          tags: TAG,
+          summary: adding ? `Let a ${kind} edit a guide` : `Remove a ${kind} from a guide's collaborators`,
+          description: `The guide's owner, Authors and Admins. ${kind === 'team' ? 'Every member of the team may then edit the guide. ' : ''}${adding ? 'Idempotent.' : '404 when not a collaborator.'} Answers the guide's ${kind} collaborators.`,
+          params: MemberParam,
+          querystring: LangOnly,
+          response: { 200: Type.Array(Summary), ...errorResponses(401, 403, 404, 422) },
+        },
+      }, async (request) => {
+        const params = request.params as { guideid: number } & Record<string, number>;
+        const memberid = params[idName];
+        const ctx = await guideFor(app, request, params.guideid, (request.query as { langid?: string }).langid, 'manage');
+        const exists = kind === 'user'
+          ? await db.selectFrom('users').select('userid').where('userid', '=', memberid).executeTakeFirst()
+          : await db.selectFrom('teams').select('teamid').where('teamid', '=', memberid).executeTakeFirst();
+        if (!exists) throw notFound(kind === 'user' ? 'User' : 'Team');
+        if (adding) {
+          await db.insertInto('guide_collaborators').values({ guideid: ctx.row.guideid, kind, memberid, added_by: ctx.user?.userid ?? null, date: clock.now() })
+            .onConflict((oc) => oc.columns(['guideid', 'kind', 'memberid']).doNothing()).execute();
+        } else {
+          const r = await db.deleteFrom('guide_collaborators').where('guideid', '=', ctx.row.guideid).where('kind', '=', kind).where('memberid', '=', memberid).executeTakeFirst();
+          if (Number(r.numDeletedRows) === 0) throw notFound('Collaborator');
+        }
+        return collaborators(ctx.row.guideid, kind);
+      });
+    }
+  }
+
+  // ---- flags
+  app.get('/user/flags', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USERS_TAG,
+      summary: 'Flags the logged-in user may add to and remove from guides',
+      description: 'GUIDE_IN_PROGRESS, DANGER, DEATH and GUIDE_DELETE (on guides the user may edit); GUIDE_STARRED for Moderators and Admins.',
+      response: { 200: Type.Object({ guide: Type.Record(Type.String(), Flag) }), ...errorResponses(401) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const ids = hasPrivilege(user, 'Moderator') ? Object.keys(GUIDE_FLAGS) : USER_FLAGS;
+    return { guide: Object.fromEntries(ids.map((id) => [id, flagRecord(config, id)])) };
+  });
+
+  const FlagParam = Type.Object({ guideid: Id(), flagid: Type.String({ minLength: 1, maxLength: 64 }) });
+  for (const method of ['put', 'delete'] as const) {
+    const adding = method === 'put';
+    app[method]('/guides/:guideid/flags/:flagid', {
+      config: { auth: 'user' },
+      schema: {
+        tags: TAG,
+        summary: adding ? 'Flag a guide (extension)' : 'Remove a flag from a guide (extension)',
+        description: 'A flag of GET /user/flags: GUIDE_STARRED by Moderators and Admins; the others by those who may edit the guide. Idempotent. Answers the guide\'s light record with its flags.',
+        params: FlagParam,
+        querystring: LangOnly,
+        response: { 200: LightGuide, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const { guideid, flagid } = request.params;
+      const def = GUIDE_FLAGS[flagid];
+      if (!def) throw notFound('Flag');
+      const ctx = await guideFor(app, request, guideid, request.query.langid, def.setBy === 'moderator' ? 'read' : 'edit');
+      if (def.setBy === 'moderator') requireRole(request, 'Moderator');
+      if (adding) {
+        await db.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: clock.now() })
+          .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).execute();
+      } else await db.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).execute();
+      return (await lightOne(db, ctx.row.guideid, ctx.row.langid))!;
+    });
+  }
+
+  async function lightOne(d: Db, guideid: number, langid: string) {
+    const rows = await lightSelect(d).where('g.guideid', '=', guideid).where('g.langid', '=', langid).execute();
+    return (await lightGuideRecords(d, config, rows))[0];
+  }
+}

@@ -1,0 +1,480 @@
+// Reading guides: rows, access, and the records. Every record is built with a fixed
+// number of batched queries whatever the size of the guide or the page: never a query
+// per step, line, image or row.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import type { AuthUser } from '../../http/auth.js';
+import { hasPrivilege, isAdmin } from '../../http/auth.js';
+import { toBool } from '../../db/helpers.js';
+import type { ImageObject } from '../../http/schemas.js';
+import { loadImageObjects } from '../media/image-object.js';
+import { loadVideoDetails } from '../media/media-records.js';
+import { tagsOf } from '../tags/tags.queries.js';
+import { collectDocRefs, renderDoc, renderDocInline, wikiToDoc, type DocNode, type MarkupRefs } from '../../markup/index.js';
+import { loadMarkupResolver } from '../content/render.js';
+import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
+import type { FullGuide, LightGuide, Step } from './guides.schemas.js';
+import type { GuideSnapshot, ItemInputStored, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import { guideUrl } from './guides.urls.js';
+
+export type GuideRow = Selectable<GuideTable>;
+export type Db = Kysely<Database>;
+
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * The guide's row in one language: `langid` when given; else the site's default
+ * language when the guide has it, else its first language. Deleted rows only with
+ * `includeDeleted`.
+ */
+export async function findGuideRow(db: Db, config: Config, guideid: number, langid?: string, opts: { includeDeleted?: boolean } = {}): Promise<GuideRow | undefined> {
+  let q = db.selectFrom('guides').selectAll().where('guideid', '=', guideid);
+  if (langid) q = q.where('langid', '=', langid);
+  if (!opts.includeDeleted) q = q.where('deleted', '=', 0);
+  return q.orderBy(sql`case when langid = ${config.languages[0]} then 0 else 1 end`).orderBy('langid').limit(1).executeTakeFirst();
+}
+
+export interface GuideAccess {
+  read: boolean;
+  /** Edit the guide, its steps, tags, flags and releases. */
+  edit: boolean;
+  /** Delete, restore, and manage collaborators. */
+  manage: boolean;
+}
+
+/** Whether the user is a collaborator, directly or through a team. */
+export async function isCollaborator(db: Db, guideid: number, userid: number): Promise<boolean> {
+  const row = await db.selectFrom('guide_collaborators').select('memberid')
+    .where('guideid', '=', guideid)
+    .where((eb) => eb.or([
+      eb.and([eb('kind', '=', 'user'), eb('memberid', '=', userid)]),
+      eb.and([eb('kind', '=', 'team'), eb('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', userid))]),
+    ]))
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Admins and Authors edit every guide; its owner and collaborators (users, or members
+ * of collaborating teams) edit it too. Public guides are read by anyone; a private one
+ * by those who may edit it and by those who contributed a revision.
+ */
+export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow): Promise<GuideAccess> {
+  const publicRead = toBool(row.public);
+  if (!user) return { read: publicRead, edit: false, manage: false };
+  if (isAdmin(user) || hasPrivilege(user, 'Author') || user.userid === row.userid) return { read: true, edit: true, manage: true };
+  if (await isCollaborator(db, row.guideid, user.userid)) return { read: true, edit: true, manage: false };
+  if (publicRead) return { read: true, edit: false, manage: false };
+  const contributed = await db.selectFrom('guide_revisions').select('revisionid')
+    .where('userid', '=', user.userid).where('guideid', '=', row.guideid).where('langid', '=', row.langid).limit(1).executeTakeFirst();
+  return { read: contributed !== undefined, edit: false, manage: false };
+}
+
+// ---------------------------------------------------------------- light records
+
+/** The columns a light record needs, with the owner's name. */
+export function lightSelect(db: Db) {
+  return db.selectFrom('guides as g').innerJoin('users as u', 'u.userid', 'g.userid').select([
+    'g.guideid', 'g.langid', 'g.revisionid', 'g.userid', 'g.type', 'g.category', 'g.title', 'g.subject', 'g.summary', 'g.difficulty',
+    'g.time_required_max', 'g.public', 'g.imageid', 'g.step_imageid', 'g.modified_date', 'u.username',
+  ]);
+}
+export type LightRow = Awaited<ReturnType<ReturnType<typeof lightSelect>['execute']>>[number];
+
+/** Flag ids of many guides in one query. */
+export async function flagsOfMany(db: Db, guideids: number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (guideids.length === 0) return out;
+  const rows = await db.selectFrom('guide_flags').select(['guideid', 'flagid']).where('guideid', 'in', [...new Set(guideids)]).orderBy('flagid').execute();
+  for (const r of rows) out.set(r.guideid, [...(out.get(r.guideid) ?? []), r.flagid]);
+  return out;
+}
+
+/**
+ * prereq_modified_date of many guides in one query: the newest modified_date among each
+ * guide's prerequisites (0 when it has none). Computed when read, so that editing a
+ * guide never writes the rows of the guides that require it.
+ */
+export async function prereqDatesOf(db: Db, rows: Array<{ guideid: number; langid: string }>): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (rows.length === 0) return out;
+  const found = await db.selectFrom('guide_prereqs as p').innerJoin('guides as g', 'g.guideid', 'p.prereq_guideid')
+    .select((eb) => ['p.guideid', 'p.langid', eb.fn.max('g.modified_date').as('newest')])
+    .where('p.guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).where('g.deleted', '=', 0)
+    .groupBy(['p.guideid', 'p.langid']).execute();
+  for (const f of found) out.set(`${f.guideid}/${f.langid}`, Number(f.newest ?? 0));
+  return out;
+}
+
+function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, images: Map<number, ImageObject>, prereqDates: Map<string, number>): LightGuide {
+  const imageid = r.imageid ?? r.step_imageid;
+  return {
+    category: r.category,
+    dataType: 'guide',
+    flags: flags.get(r.guideid) ?? [],
+    guideid: r.guideid,
+    image: imageid ? images.get(imageid) ?? null : null,
+    locale: r.langid,
+    modified_date: r.modified_date,
+    prereq_modified_date: prereqDates.get(`${r.guideid}/${r.langid}`) ?? 0,
+    public: toBool(r.public),
+    revisionid: r.revisionid,
+    subject: r.subject,
+    title: r.title,
+    type: r.type,
+    url: guideUrl(config, r.guideid, r.title, r.langid),
+    userid: r.userid,
+    username: r.username,
+  };
+}
+
+/** Light records for a page of rows: two more queries (images, flags) for the page. */
+export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[]): Promise<Array<LightGuide & { summary: string }>> {
+  const [flags, images, prereqDates] = await Promise.all([
+    flagsOfMany(db, rows.map((r) => r.guideid)),
+    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid ?? r.step_imageid)),
+    prereqDatesOf(db, rows),
+  ]);
+  // `summary` rides along for suggest results; the light schema strips it from lists.
+  return rows.map((r) => ({ ...lightOf(config, r, flags, images, prereqDates), summary: r.summary }));
+}
+
+// ---------------------------------------------------------------- full records
+
+export type LineSource = LineSnapshot;
+export interface StepSource {
+  stepid: number;
+  orderby: number;
+  revisionid: number;
+  title: string;
+  media: StepMediaSource | null;
+  lines: LineSource[];
+}
+
+/** Everything a full record is built from: the current tables, or a kept revision. */
+export interface GuideSource {
+  row: GuideRow;
+  username: string;
+  prereqIds: number[];
+  tags: string[];
+  steps: StepSource[];
+}
+
+export type BulletStyleRow = Selectable<GuideBulletStyleTable>;
+
+export function bulletStyleRecord(s: BulletStyleRow) {
+  return {
+    bullet_styleid: s.bullet_styleid,
+    type: s.type,
+    is_default: toBool(s.is_default),
+    color_locked: toBool(s.color_locked),
+    label: s.label,
+    description: s.description,
+    is_disabled: toBool(s.is_disabled),
+    bullet_color: s.bullet_color,
+    size: s.size,
+    imageid: s.imageid,
+    char: s.char,
+    last_modified: s.last_modified,
+    userid_modified: s.userid_modified,
+  };
+}
+
+export async function loadBulletStyles(db: Db) {
+  const rows = await db.selectFrom('guide_bullet_styles').selectAll().orderBy('bullet_styleid').execute();
+  return { byId: new Map(rows.map((r) => [r.bullet_styleid, r])), byName: new Map(rows.map((r) => [r.name, r])), fallback: rows.find((r) => toBool(r.is_default)) ?? rows[0] };
+}
+export type BulletStyles = Awaited<ReturnType<typeof loadBulletStyles>>;
+
+/** Steps, lines and step images of the current state of a guide: three queries, run together. */
+export async function loadCurrentSteps(db: Db, guideid: number, langid: string, stepids?: number[]): Promise<StepSource[]> {
+  const stepsOf = (eb: Db) => {
+    let q = eb.selectFrom('guide_steps').select('stepid').where('guideid', '=', guideid).where('langid', '=', langid);
+    if (stepids) q = q.where('stepid', 'in', stepids.length ? stepids : [0]);
+    return q;
+  };
+  let stepQuery = db.selectFrom('guide_steps').selectAll().where('guideid', '=', guideid).where('langid', '=', langid);
+  if (stepids) stepQuery = stepQuery.where('stepid', 'in', stepids.length ? stepids : [0]);
+  const [steps, lines, images] = await Promise.all([
+    stepQuery.orderBy('orderby').orderBy('stepid').execute(),
+    db.selectFrom('guide_lines').selectAll().where('stepid', 'in', stepsOf(db)).orderBy('stepid').orderBy('orderby').execute(),
+    db.selectFrom('guide_step_images').selectAll().where('stepid', 'in', stepsOf(db)).orderBy('stepid').orderBy('orderby').execute(),
+  ]);
+  const linesBy = new Map<number, LineSource[]>();
+  for (const l of lines) linesBy.set(l.stepid, [...(linesBy.get(l.stepid) ?? []), { lineid: l.lineid, text: l.text, bullet: l.bullet, bullet_styleid: l.bullet_styleid, level: l.level }]);
+  const imagesBy = new Map<number, number[]>();
+  for (const i of images) imagesBy.set(i.stepid, [...(imagesBy.get(i.stepid) ?? []), i.imageid]);
+  return steps.map((s) => ({
+    stepid: s.stepid,
+    orderby: s.orderby,
+    revisionid: s.revisionid,
+    title: s.title,
+    media: s.media_type === 'video' && s.videoid ? { type: 'video', videoid: s.videoid } : { type: 'image', imageids: imagesBy.get(s.stepid) ?? [] },
+    lines: linesBy.get(s.stepid) ?? [],
+  }));
+}
+
+/** The current state of a guide, as a source for its record. */
+export async function loadCurrentSource(db: Db, row: GuideRow): Promise<GuideSource> {
+  const [owner, steps, prereqs, tags] = await Promise.all([
+    db.selectFrom('users').select('username').where('userid', '=', row.userid).executeTakeFirst(),
+    loadCurrentSteps(db, row.guideid, row.langid),
+    db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', row.guideid).where('langid', '=', row.langid).orderBy('orderby').execute(),
+    tagsOf(db, 'guide', row.guideid),
+  ]);
+  return { row, username: owner?.username ?? '', prereqIds: prereqs.map((p) => p.prereq_guideid), tags, steps };
+}
+
+/** A kept revision of a guide, as a source for its record; undefined when it is not one of the guide's. */
+export async function loadRevisionSource(db: Db, row: GuideRow, revisionid: number): Promise<GuideSource | undefined> {
+  const rev = await db.selectFrom('guide_revisions').selectAll()
+    .where('revisionid', '=', revisionid).where('guideid', '=', row.guideid).where('langid', '=', row.langid).executeTakeFirst();
+  if (!rev) return undefined;
+  const snap = parseJson<GuideSnapshot | null>(rev.snapshot, null);
+  if (!snap) return undefined;
+  const stepRevIds = snap.steps.map((s) => s.revisionid);
+  const [owner, stepRevs] = await Promise.all([
+    db.selectFrom('users').select('username').where('userid', '=', snap.fields.userid).executeTakeFirst(),
+    stepRevIds.length ? db.selectFrom('guide_step_revisions').select(['revisionid', 'stepid', 'snapshot']).where('revisionid', 'in', stepRevIds).execute() : Promise.resolve([]),
+  ]);
+  const byRev = new Map(stepRevs.map((s) => [s.revisionid, s]));
+  const steps: StepSource[] = [];
+  snap.steps.forEach((ref, i) => {
+    const s = byRev.get(ref.revisionid);
+    const data = parseJson<StepSnapshot | null>(s?.snapshot, null);
+    if (!data) return;
+    steps.push({ stepid: ref.stepid, orderby: i + 1, revisionid: ref.revisionid, title: data.title, media: data.media, lines: data.lines });
+  });
+  const f = snap.fields;
+  const asRow: GuideRow = {
+    ...row,
+    ...f,
+    public: f.public ? 1 : 0,
+    parts: JSON.stringify(f.parts),
+    tools: JSON.stringify(f.tools),
+    documents: JSON.stringify(f.documents),
+    deleted: snap.deleted ? 1 : 0,
+    revisionid: rev.revisionid,
+    modified_date: rev.date,
+    step_imageid: steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []))[0] ?? null,
+  };
+  return { row: asRow, username: owner?.username ?? '', prereqIds: snap.prerequisites, tags: snap.tags, steps };
+}
+
+/** What rendering and media lookups a set of steps needs, loaded in a fixed number of queries. */
+interface BuildContext {
+  config: Config;
+  styles: BulletStyles;
+  images: Map<number, ImageObject>;
+  videos: Map<number, unknown>;
+}
+
+function lineRecord(l: LineSource, ctx: BuildContext, html: string) {
+  const style = (l.bullet_styleid !== null ? ctx.styles.byId.get(l.bullet_styleid) : undefined) ?? ctx.styles.byName.get(l.bullet) ?? ctx.styles.fallback;
+  return {
+    text_raw: l.text,
+    text_rendered: html,
+    bullet: l.bullet,
+    bullet_styleid: style.bullet_styleid,
+    bullet_style: bulletStyleRecord(style),
+    level: l.level,
+    lineid: l.lineid,
+  };
+}
+
+function stepRecord(guideid: number, s: StepSource, ctx: BuildContext, renderLine: (l: LineSource) => string): Step {
+  let media: Step['media'];
+  const video = s.media?.type === 'video' ? ctx.videos.get(s.media.videoid) : undefined;
+  if (video) media = { type: 'video', data: video as Step['media']['data'] };
+  else {
+    const ids = s.media?.type === 'image' ? s.media.imageids : [];
+    media = { type: 'image', data: ids.map((id) => ctx.images.get(id)).filter((x): x is ImageObject => x !== undefined) };
+  }
+  const first = Array.isArray(media.data) ? media.data[0] : undefined;
+  return {
+    title: s.title,
+    lines: s.lines.map((l) => lineRecord(l, ctx, renderLine(l))),
+    guideid,
+    stepid: s.stepid,
+    orderby: s.orderby,
+    revisionid: s.revisionid,
+    imageURL: first?.standard ?? null,
+    media,
+    comments: [],
+  };
+}
+
+function mergeRefs(list: MarkupRefs[]): MarkupRefs {
+  return {
+    images: [...new Set(list.flatMap((r) => r.images))],
+    videos: [...new Set(list.flatMap((r) => r.videos))],
+    guides: [...new Set(list.flatMap((r) => r.guides))],
+  };
+}
+
+/**
+ * Step records for steps of one guide, with their lines rendered: styles, images,
+ * videos and the markup references, one query each.
+ */
+export async function buildStepRecords(db: Db, config: Config, guideid: number, langid: string, steps: StepSource[], extraImageIds: number[] = [], extraDocs: DocNode[] = []) {
+  const lineDocs = new Map<number, DocNode>();
+  for (const s of steps) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
+  const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
+  const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
+  const [styles, images, videos, resolver] = await Promise.all([
+    loadBulletStyles(db),
+    loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
+    stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
+    loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
+  ]);
+  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown> };
+  const records = steps.map((s) => stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)));
+  return { records, images, resolver, styles };
+}
+
+function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStored[], wikis: Map<string, number>) {
+  return items.map((i) => ({
+    type,
+    title: i.title,
+    wikiid: wikis.get(i.title) ?? null,
+    quantity: i.quantity,
+    notes: i.notes,
+    url: `${config.publicUrl}/Item/${encodeURIComponent(i.title)}`,
+  }));
+}
+
+/**
+ * The full guide record from a source. Queries, all batched: bullet styles, images,
+ * videos, markup references (guides), prerequisites with their owners, flags, ITEM
+ * wikis, prerequisite images. The result depends only on the revision read, the current
+ * state of its prerequisites, flags and referenced media and guides: a cache keyed by
+ * (guideid, langid, revisionid) must be invalidated on those too.
+ */
+export async function buildFullRecord(db: Db, config: Config, src: GuideSource): Promise<FullGuide> {
+  const { row } = src;
+  const introDoc = wikiToDoc(row.introduction);
+  const conclusionDoc = wikiToDoc(row.conclusion);
+  const parts = parseJson<ItemInputStored[]>(row.parts, []);
+  const tools = parseJson<ItemInputStored[]>(row.tools, []);
+  const documents = parseJson<number[]>(row.documents, []);
+  const itemTitles = [...new Set([...parts, ...tools].map((i) => i.title))];
+  const guideImage = row.imageid ?? row.step_imageid;
+
+  const [built, prereqRows, flags, wikis] = await Promise.all([
+    buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], [introDoc, conclusionDoc]),
+    src.prereqIds.length
+      ? lightSelect(db).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0)
+        .orderBy('g.guideid').orderBy(sql`case when g.langid = ${row.langid} then 0 when g.langid = ${config.languages[0]} then 1 else 2 end`).execute()
+      : Promise.resolve([]),
+    flagsOfMany(db, [row.guideid, ...src.prereqIds]),
+    itemTitles.length
+      ? db.selectFrom('wikis').select(['wikiid', 'title']).where('namespace', '=', 'ITEM').where('title', 'in', itemTitles).execute()
+      : Promise.resolve([]),
+  ]);
+  // one row per prerequisite: its version in this guide's language when it has one
+  const prereqByGuide = new Map<number, LightRow>();
+  for (const p of prereqRows) if (!prereqByGuide.has(p.guideid)) prereqByGuide.set(p.guideid, p);
+  const prereqs = src.prereqIds.map((id) => prereqByGuide.get(id)).filter((p): p is LightRow => p !== undefined);
+  const [prereqImages, prereqDates] = await Promise.all([
+    loadImageObjects(db, config.publicUrl, prereqs.map((p) => p.imageid ?? p.step_imageid)),
+    prereqDatesOf(db, prereqs),
+  ]);
+  const ownPrereqDate = prereqRows.reduce((max, p) => Math.max(max, p.modified_date), 0);
+  const wikiIds = new Map(wikis.map((w) => [w.title, w.wikiid]));
+
+  return {
+    conclusion_raw: row.conclusion,
+    conclusion_rendered: renderDoc(conclusionDoc, built.resolver),
+    difficulty: row.difficulty,
+    documents: documents.map((documentid) => ({ documentid, url: `${config.publicUrl}/Document/${documentid}` })),
+    flags: flags.get(row.guideid) ?? [],
+    guideid: row.guideid,
+    image: guideImage ? built.images.get(guideImage) ?? null : null,
+    introduction_raw: row.introduction,
+    introduction_rendered: renderDoc(introDoc, built.resolver),
+    featured_document_embed_url: null,
+    featured_document_thumbnail_url: null,
+    locale: row.langid,
+    parts: itemRecords(config, 'part', parts, wikiIds),
+    prerequisites: prereqs.map((p) => {
+      const light = lightOf(config, p, flags, prereqImages, prereqDates);
+      return {
+        dataType: 'guide' as const,
+        guideid: p.guideid,
+        locale: p.langid,
+        revisionid: p.revisionid,
+        modified_date: p.modified_date,
+        prereq_modified_date: light.prereq_modified_date,
+        url: light.url,
+        type: p.type,
+        category: p.category,
+        subject: p.subject,
+        title: p.title,
+        summary: p.summary,
+        difficulty: p.difficulty,
+        time_required_max: p.time_required_max,
+        public: toBool(p.public),
+        userid: p.userid,
+        username: p.username,
+        flags: light.flags,
+        image: light.image,
+      };
+    }),
+    steps: built.records,
+    title: row.title,
+    subject: row.subject,
+    type: row.type,
+    category: row.category,
+    summary: row.summary,
+    url: guideUrl(config, row.guideid, row.title, row.langid),
+    public: toBool(row.public),
+    revisionid: row.revisionid,
+    modified_date: row.modified_date,
+    prereq_modified_date: ownPrereqDate,
+    created_date: row.created_date,
+    published_date: row.published_date,
+    time_required: row.time_required,
+    time_required_min: row.time_required_min,
+    time_required_max: row.time_required_max,
+    tools: itemRecords(config, 'tool', tools, wikiIds),
+    tags: src.tags,
+    userid: row.userid,
+    username: src.username,
+    dataType: 'guide',
+  };
+}
+
+/**
+ * The full record of the current version of a guide in a language (undefined when it
+ * does not exist or is deleted). The one function a read cache would wrap.
+ */
+export async function fullGuideRecord(db: Db, config: Config, guideid: number, langid?: string): Promise<FullGuide | undefined> {
+  const row = await findGuideRow(db, config, guideid, langid);
+  if (!row) return undefined;
+  return buildFullRecord(db, config, await loadCurrentSource(db, row));
+}
+
+/** The record of one step (its current state), or undefined. */
+export async function stepRecordById(db: Db, config: Config, stepid: number): Promise<Step | undefined> {
+  const step = await db.selectFrom('guide_steps').select(['guideid', 'langid']).where('stepid', '=', stepid).executeTakeFirst();
+  if (!step) return undefined;
+  const sources = await loadCurrentSteps(db, step.guideid, step.langid, [stepid]);
+  if (sources.length === 0) return undefined;
+  return (await buildStepRecords(db, config, step.guideid, step.langid, sources)).records[0];
+}
+
+/** Private prerequisites the viewer may not read are left out of what they see. */
+export function visiblePrerequisites(record: FullGuide, user: AuthUser | null): FullGuide {
+  if (record.prerequisites.every((p) => p.public)) return record;
+  if (user && (isAdmin(user) || hasPrivilege(user, 'Author'))) return record;
+  return { ...record, prerequisites: record.prerequisites.filter((p) => p.public || p.userid === user?.userid) };
+}
+

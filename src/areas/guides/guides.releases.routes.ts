@@ -1,0 +1,203 @@
+// Releases: a kept revision of a guide, released as a major or minor version. Removing
+// a release marks it `removed` (it stays listed). The approvals area builds on these.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorResponses, Order, StringEnum } from '../../http/schemas.js';
+import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
+import { hasPrivilege, isAdmin, requireUser } from '../../http/auth.js';
+import { LangQuery, Release, ReleaseList, Id, Paging, GuideParam } from './guides.schemas.js';
+import { findGuideRow, guideAccess } from './guides.queries.js';
+import { createRelease, releaseRecords, type ReleaseRow } from './guides.releases.js';
+import { guideFor } from './guides.http.js';
+
+const TAG = ['Guide releases'];
+const ReleaseParam = Type.Object({ releaseid: Id() });
+const RELEASE_TYPES = ['major', 'minor'] as const;
+
+export async function guideReleasesRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+  const langs = config.languages;
+
+  async function existingRelease(releaseid: number) {
+    const row = await db.selectFrom('guide_releases').selectAll().where('releaseid', '=', releaseid).executeTakeFirst();
+    if (!row) throw notFound('Release');
+    return row;
+  }
+  /** A release is changed by those who may edit its guide. */
+  async function editableRelease(request: FastifyRequest, releaseid: number) {
+    const row = await existingRelease(releaseid);
+    await guideFor(app, request, row.guideid, row.langid, 'edit', { includeDeleted: true });
+    return row;
+  }
+  const one = async (row: ReleaseRow) => (await releaseRecords(db, config, [row]))[0];
+
+  app.get('/guides/releases', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'Releases of every guide, ordered by releaseid',
+      description: 'Releases of public guides; Admins and Authors see every guide\'s, and a logged-in user also those of the guides they own or collaborate on.',
+      querystring: Type.Object({
+        ...Paging,
+        order: Type.Optional(Order),
+        guideid: Type.Optional(Id()),
+        langid: Type.Optional(StringEnum(langs)),
+        status: Type.Optional(StringEnum(['released', 'removed'] as const)),
+      }),
+      response: { 200: ReleaseList, ...errorResponses(422) },
+    },
+  }, async (request) => {
+    const q = request.query;
+    const user = request.user;
+    let sel = db.selectFrom('guide_releases as r').innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'r.guideid').onRef('g.langid', '=', 'r.langid'))
+      .selectAll('r').where('g.deleted', '=', 0);
+    if (!(user && (isAdmin(user) || hasPrivilege(user, 'Author')))) {
+      sel = sel.where((eb) => eb.or([
+        eb('g.public', '=', 1),
+        ...(user ? [
+          eb('g.userid', '=', user.userid),
+          eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
+          eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
+            .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
+        ] : []),
+      ]));
+    }
+    if (q.guideid !== undefined) sel = sel.where('r.guideid', '=', q.guideid);
+    if (q.langid !== undefined) sel = sel.where('r.langid', '=', q.langid);
+    if (q.status !== undefined) sel = sel.where('r.status', '=', q.status);
+    const rows = await sel.orderBy('r.releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    return { releases: await releaseRecords(db, config, rows) };
+  });
+
+  app.get('/guides/:guideid/releases', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'Releases of one guide, ordered by releaseid',
+      description: 'Every language of the guide unless `langid` is given.',
+      params: GuideParam,
+      querystring: Type.Object({ ...Paging, order: Type.Optional(Order), langid: LangQuery(langs) }),
+      response: { 200: ReleaseList, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const q = request.query;
+    const ctx = await guideFor(app, request, request.params.guideid, q.langid, 'read');
+    let sel = db.selectFrom('guide_releases').selectAll().where('guideid', '=', ctx.row.guideid);
+    if (q.langid !== undefined) sel = sel.where('langid', '=', q.langid);
+    const rows = await sel.orderBy('releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    return { releases: await releaseRecords(db, config, rows) };
+  });
+
+  app.post('/guides/releases', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Release a revision of a guide',
+      description: 'Body: `guideid`, `langid` (default: as for reading the guide), `revisionid` (a kept revision of that guide; default: the current one), `type` major or minor, `notes`, `version` (default: the next major or minor version after the newest release, from 1.0). Those who may edit the guide. Answers 201 with the release.',
+      body: Type.Object({
+        guideid: Id(),
+        langid: Type.Optional(StringEnum(langs)),
+        revisionid: Type.Optional(Id({ description: 'The revision to release.' })),
+        type: StringEnum(RELEASE_TYPES),
+        notes: Type.Optional(Type.String({ maxLength: 10_000 })),
+        version: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+      }, { additionalProperties: false }),
+      response: { 201: Release, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const b = request.body;
+    const user = requireUser(request);
+    const ctx = await guideFor(app, request, b.guideid, b.langid, 'edit');
+    const revisionid = b.revisionid ?? ctx.row.revisionid;
+    const rev = await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', revisionid)
+      .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).executeTakeFirst();
+    if (!rev) throw invalidField('revisionid', `Revision ${revisionid} is not a revision of guide ${ctx.row.guideid} (${ctx.row.langid}).`);
+    const row = await db.transaction().execute((trx) => createRelease(trx, clock.now(), {
+      guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
+    }));
+    return reply.status(201).send(await one(row));
+  });
+
+  app.patch('/guides/releases/:releaseid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Edit a release',
+      description: '`notes`, `version`, `type`, or `status` (released or removed). Those who may edit the guide.',
+      params: ReleaseParam,
+      body: Type.Object({
+        notes: Type.Optional(Type.String({ maxLength: 10_000 })),
+        version: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+        type: Type.Optional(StringEnum(RELEASE_TYPES)),
+        status: Type.Optional(StringEnum(['released', 'removed'] as const)),
+      }, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Release, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const row = await editableRelease(request, request.params.releaseid);
+    const b = request.body;
+    const set: Partial<ReleaseRow> = {};
+    if (b.notes !== undefined) set.notes = b.notes;
+    if (b.version !== undefined) set.version = b.version.trim();
+    if (b.type !== undefined) set.type = b.type;
+    if (b.status !== undefined) set.status = b.status;
+    await db.updateTable('guide_releases').set(set).where('releaseid', '=', row.releaseid).execute();
+    return one(await existingRelease(row.releaseid));
+  });
+
+  app.delete('/guides/releases/:releaseid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Remove a release',
+      description: 'Marks the release `removed` (it is kept). Those who may edit the guide. Answers the release.',
+      params: ReleaseParam,
+      response: { 200: Release, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const row = await editableRelease(request, request.params.releaseid);
+    await db.updateTable('guide_releases').set({ status: 'removed' }).where('releaseid', '=', row.releaseid).execute();
+    return one(await existingRelease(row.releaseid));
+  });
+
+  app.post('/guides/duplicateReleases', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Release other guides as one release was',
+      description: 'Body `{"releaseid": ..., "targets": [{"guideid": ..., "langid"?: ...}]}`: releases the current revision of each target guide with the release\'s type, notes and version (for example the translations of a guide, or guides released together). The caller must be able to read the release\'s guide and edit every target. Answers 201 with `{"releases": [...]}`, one per target, in order.',
+      body: Type.Object({
+        releaseid: Id(),
+        targets: Type.Array(Type.Object({ guideid: Id(), langid: Type.Optional(StringEnum(langs)) }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
+      }, { additionalProperties: false }),
+      response: { 201: ReleaseList, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const source = await existingRelease(request.body.releaseid);
+    await guideFor(app, request, source.guideid, source.langid, 'read', { includeDeleted: true });
+    const errors: FieldError[] = [];
+    const targets: Array<{ guideid: number; langid: string; revisionid: number }> = [];
+    for (const [i, t] of request.body.targets.entries()) {
+      const row = await findGuideRow(db, config, t.guideid, t.langid);
+      if (!row) {
+        errors.push({ field: `targets[${i}].guideid`, code: 'invalid_value', message: `There is no guide ${t.guideid}${t.langid ? ` in ${t.langid}` : ''}.`, index: i });
+        continue;
+      }
+      if (!(await guideAccess(db, user, row)).edit) throw forbidden(`You may not release guide ${row.guideid}.`);
+      targets.push(row);
+    }
+    if (errors.length) throw unprocessable(errors);
+    const now = clock.now();
+    const rows = await db.transaction().execute(async (trx) => {
+      const out: ReleaseRow[] = [];
+      for (const g of targets) {
+        out.push(await createRelease(trx, now, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version }));
+      }
+      return out;
+    });
+    return reply.status(201).send({ releases: await releaseRecords(db, config, rows) });
+  });
+}

@@ -1,0 +1,267 @@
+// Guides: lists, one guide (current or any kept revision), create, edit, delete,
+// publish, restore, tags, approval processes.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Empty, errorResponses, Order, StringEnum } from '../../http/schemas.js';
+import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
+import { isAdmin, requireUser } from '../../http/auth.js';
+import { isUniqueViolation } from '../../db/helpers.js';
+import { addTag, removeTag, tagsOf } from '../tags/tags.queries.js';
+import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
+import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
+import { checkTag, defaultTitle, ensureTags, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
+import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+
+const TAG = ['Guides'];
+
+/**
+ * What GET /guides/{guideid}/approvalProcesses answers for a guide the caller may read:
+ * nothing until the approvals area installs its own with `serveGuideApprovalProcesses`
+ * (at module load), so that the route stays one route.
+ */
+export type GuideApprovalProcesses = (app: FastifyInstance, guide: { guideid: number; langid: string }) => Promise<Array<Record<string, unknown>>>;
+let approvalProcessesOf: GuideApprovalProcesses = async () => [];
+export function serveGuideApprovalProcesses(fn: GuideApprovalProcesses) {
+  approvalProcessesOf = fn;
+}
+
+export async function guidesRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+  const types = config.guideTypes;
+  const langs = config.languages;
+  const RevisionQuery = Type.Object({ revisionid: Revisionid, langid: LangQuery(langs) });
+  const conflictResponse = { 409: { ...FullGuide, description: 'Stale revisionid: the current guide.' } };
+
+  app.get('/guides', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'Public guides, ordered by guideid',
+      description: 'Light guide records, one per guide and language. `includePrivate=true` needs an Admin (401 without a token, 403 for others).',
+      querystring: guideListQuery(types, langs),
+      response: { 200: Type.Array(LightGuide), ...errorResponses(401, 403, 422) },
+    },
+  }, async (request) => {
+    const q = request.query;
+    if (q.includePrivate) {
+      if (!request.user) throw unauthorized('includePrivate needs an Admin.');
+      if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
+    }
+    let sel = lightSelect(db).where('g.deleted', '=', 0);
+    if (!q.includePrivate) sel = sel.where('g.public', '=', 1);
+    if (q.guideids !== undefined) {
+      const wanted = [...new Set(q.guideids.split(',').map((s) => Number(s.trim())))];
+      if (wanted.some((id) => id < 1 || id > MAX_ID)) throw invalidField('guideids', `guideids are from 1 to ${MAX_ID}.`, 'out_of_range');
+      sel = sel.where('g.guideid', 'in', wanted);
+    }
+    if (q.filter !== undefined) sel = sel.where('g.type', '=', q.filter);
+    if (q.modifiedSince !== undefined) sel = sel.where('g.modified_date', '>=', q.modifiedSince);
+    if (q.langid !== undefined) sel = sel.where('g.langid', '=', q.langid);
+    const dir = q.order === 'DESC' ? 'desc' : 'asc';
+    const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
+    return lightGuideRecords(db, config, rows);
+  });
+
+  app.get('/guides/featured', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'Featured guides (flag GUIDE_STARRED), ordered by guideid',
+      querystring: Type.Object({ ...Paging, order: Type.Optional(Order) }),
+      response: { 200: Type.Array(LightGuide), ...errorResponses(422) },
+    },
+  }, async (request) => {
+    const { offset, limit, order } = request.query;
+    const dir = order === 'DESC' ? 'desc' : 'asc';
+    const rows = await lightSelect(db).innerJoin('guide_flags as f', 'f.guideid', 'g.guideid')
+      .where('f.flagid', '=', 'GUIDE_STARRED').where('g.deleted', '=', 0).where('g.public', '=', 1)
+      .orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(limit).offset(offset).execute();
+    return lightGuideRecords(db, config, rows);
+  });
+
+  app.get('/guides/:guideid', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'One guide: the full guide record',
+      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s).',
+      params: GuideParam,
+      querystring: Type.Object({ langid: LangQuery(langs), revisionid: Type.Optional(Id({ description: 'A past revision to read.' })) }),
+      response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+    const source = request.query.revisionid !== undefined && request.query.revisionid !== ctx.row.revisionid
+      ? await loadRevisionSource(db, ctx.row, request.query.revisionid)
+      : await loadCurrentSource(db, ctx.row);
+    if (!source) throw notFound('Revision');
+    return visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+  });
+
+  app.post('/guides', {
+    config: { auth: 'author' },
+    schema: {
+      tags: TAG,
+      summary: 'Create a guide',
+      description: 'Authors and Admins. `type` is one of the site\'s guide types; `category` names a CATEGORY wiki; `parts` and `tools` name ITEM wikis; `prerequisites` are guideids; `documents` are document ids. With `guideid` (and `langid`), creates that guide\'s translation. New guides are private unless `public` is true. Answers 201 with the full guide record.',
+      body: guideCreateBody(types, langs),
+      response: { 201: FullGuide, ...errorResponses(401, 403, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const b = request.body;
+    const langid = b.langid ?? langs[0];
+    if (b.guideid !== undefined) {
+      const existing = await findGuideRow(db, config, b.guideid, undefined, { includeDeleted: true });
+      if (!existing) throw invalidField('guideid', `There is no guide ${b.guideid} to translate.`);
+      if (!(await guideAccess(db, user, existing)).edit) throw forbidden('Only those who may edit a guide may translate it.');
+      if (await findGuideRow(db, config, b.guideid, langid, { includeDeleted: true })) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
+    }
+    const fields = await validateGuideFields(db, b);
+    fields.set.title ??= defaultTitle(b.category, b.subject ?? '', b.type);
+    const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
+    await ensureTags(db, tags);
+    let guideid: number;
+    try {
+      guideid = await db.transaction().execute((trx) => insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags }));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
+      throw err;
+    }
+    const row = await findGuideRow(db, config, guideid, langid);
+    return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!)));
+  });
+
+  app.patch('/guides/:guideid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Edit a guide',
+      description: 'Changes only the fields sent. Takes the guide\'s current `revisionid` as a query parameter (422 without it, 409 with the current guide when stale). The owner, collaborators, Authors and Admins. Answers the full guide record.',
+      params: GuideParam,
+      querystring: RevisionQuery,
+      body: guidePatchBody(types),
+      response: { 200: FullGuide, ...conflictResponse, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
+    const fields = await validateGuideFields(db, request.body, ctx.row);
+    await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'edit' }, async (trx, now) => {
+      const set = { ...fields.set };
+      if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
+      if (Object.keys(set).length) await trx.updateTable('guides').set(set).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
+      if (fields.prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, fields.prerequisites);
+    });
+    return currentGuide(app, ctx);
+  });
+
+  app.delete('/guides/:guideid', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Delete a guide (in one language)',
+      description: 'Takes the guide\'s `revisionid`. The owner, Authors and Admins. The guide is kept (every revision) and can be restored with POST /guides/{guideid}/{langid}/restore.',
+      params: GuideParam,
+      querystring: RevisionQuery,
+      response: { 204: Empty, ...conflictResponse, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'manage');
+    await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'delete' }, async (trx, now) => {
+      await trx.updateTable('guides').set({ deleted: 1, deleted_date: now }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
+    });
+    return reply.status(204).send(null);
+  });
+
+  app.post('/guides/:guideid/:langid/restore', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Restore a deleted guide in one language',
+      description: 'The owner, Authors and Admins. Takes no revisionid. Restoring a guide that is not deleted changes nothing. Answers the full guide record.',
+      params: Type.Object({ guideid: Id(), langid: StringEnum(langs) }),
+      response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.params.langid, 'manage', { includeDeleted: true });
+    if (ctx.row.deleted) {
+      await changeGuide(app, ctx, { action: 'restore' }, async (trx) => {
+        await trx.updateTable('guides').set({ deleted: 0, deleted_date: null }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
+      });
+    }
+    return currentGuide(app, ctx);
+  });
+
+  for (const method of ['put', 'delete'] as const) {
+    const publish = method === 'put';
+    app[method]('/guides/:guideid/public', {
+      config: { auth: 'user' },
+      schema: {
+        tags: TAG,
+        summary: publish ? 'Publish a guide' : 'Unpublish a guide',
+        description: `${publish ? 'Makes the guide public' : 'Makes the guide private'}. No body; the guide's \`revisionid\` as a query parameter (a revisionid in the body does not count: 422). The owner, collaborators, Authors and Admins. Answers the full guide record.`,
+        params: GuideParam,
+        querystring: RevisionQuery,
+        response: { 200: FullGuide, ...conflictResponse, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
+      await changeGuide(app, ctx, { expected: request.query.revisionid, action: publish ? 'publish' : 'unpublish' }, async (trx, now) => {
+        await trx.updateTable('guides').set(publish ? { public: 1, published_date: ctx.row.published_date ?? now } : { public: 0 })
+          .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
+      });
+      return currentGuide(app, ctx);
+    });
+  }
+
+  app.get('/guides/:guideid/tags', {
+    config: { auth: 'none' },
+    schema: { tags: ['Tags'], summary: 'A guide\'s tags, alphabetically', params: GuideParam, querystring: Type.Object({ langid: LangQuery(langs) }), response: { 200: Type.Array(Type.String()), ...errorResponses(401, 403, 404, 422) } },
+  }, async (request) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+    return tagsOf(db, 'guide', ctx.row.guideid);
+  });
+
+  const TagBody = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+  for (const method of ['put', 'delete'] as const) {
+    const adding = method === 'put';
+    app[method]('/guides/:guideid/tag', {
+      config: { auth: 'user' },
+      schema: {
+        tags: ['Tags'],
+        summary: adding ? 'Add a tag to a guide' : 'Remove a tag from a guide',
+        description: `Body \`{"tag": "..."}\`; ${adding ? 'creates the tag if needed' : '404 when the guide does not have it'}. Takes the guide's \`revisionid\` (a tag change is a new revision). Answers the full guide record.`,
+        params: GuideParam,
+        querystring: RevisionQuery,
+        body: TagBody,
+        response: { 200: FullGuide, ...conflictResponse, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
+      const tag = checkTag(request.body.tag);
+      if (adding) await ensureTags(db, [tag]);
+      await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'tag' : 'untag' }, async (trx) => {
+        if (adding) await addTag(trx, 'guide', ctx.row.guideid, tag);
+        else if (!(await removeTag(trx, 'guide', ctx.row.guideid, tag))) throw notFound('Tag');
+      });
+      return currentGuide(app, ctx);
+    });
+  }
+
+  app.get('/guides/:guideid/approvalProcesses', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG,
+      summary: 'Approval processes of a guide',
+      description: 'The approval processes that apply to the guide; an empty list until the approvals area serves it.',
+      params: GuideParam,
+      querystring: Type.Object({ langid: LangQuery(langs) }),
+      response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+    return approvalProcessesOf(app, { guideid: ctx.row.guideid, langid: ctx.row.langid });
+  });
+}

@@ -1,0 +1,389 @@
+// Writing guides: validation of what clients send, and the changes, each inside the
+// caller's transaction. Optimistic concurrency: a change first locks the guide's row
+// with `UPDATE ... WHERE revisionid = ?` (0 rows: stale), then applies itself and
+// commits a new revision (a snapshot row whose id becomes the guide's revisionid).
+// Every transaction locks the guide row before any step row, so two writers never wait
+// on each other in opposite orders.
+import { invalidField, unprocessable, type FieldError } from '../../http/errors.js';
+import { addTag, normalizeTag, tagsOf } from '../tags/tags.queries.js';
+import type { Db, BulletStyles } from './guides.queries.js';
+import { parseJson } from './guides.queries.js';
+import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
+import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+
+/** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
+export class StaleRevision extends Error {
+  constructor(public readonly kind: 'guide' | 'step', public readonly stepid?: number) {
+    super(`stale ${kind} revision`);
+  }
+}
+
+/** Locks the guide's row; with `expected`, only when it is at that revision. */
+export async function lockGuide(trx: Db, guideid: number, langid: string, now: number, expected?: number): Promise<boolean> {
+  let q = trx.updateTable('guides').set({ modified_date: now }).where('guideid', '=', guideid).where('langid', '=', langid);
+  if (expected !== undefined) q = q.where('revisionid', '=', expected);
+  return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
+}
+
+export async function lockStep(trx: Db, stepid: number, now: number, expected: number): Promise<boolean> {
+  const r = await trx.updateTable('guide_steps').set({ modified_date: now }).where('stepid', '=', stepid).where('revisionid', '=', expected).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+async function guideSnapshot(trx: Db, guideid: number, langid: string): Promise<GuideSnapshot> {
+  const row = await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
+  const prereqs = await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute();
+  const steps = await trx.selectFrom('guide_steps').select(['stepid', 'revisionid']).where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').orderBy('stepid').execute();
+  const tags = await tagsOf(trx, 'guide', guideid);
+  return {
+    fields: {
+      userid: row.userid,
+      type: row.type,
+      category: row.category,
+      title: row.title,
+      subject: row.subject,
+      summary: row.summary,
+      introduction: row.introduction,
+      conclusion: row.conclusion,
+      difficulty: row.difficulty,
+      time_required: row.time_required,
+      time_required_min: row.time_required_min,
+      time_required_max: row.time_required_max,
+      public: row.public === 1,
+      imageid: row.imageid,
+      parts: parseJson<ItemInputStored[]>(row.parts, []),
+      tools: parseJson<ItemInputStored[]>(row.tools, []),
+      documents: parseJson<number[]>(row.documents, []),
+    },
+    deleted: row.deleted === 1,
+    prerequisites: prereqs.map((p) => p.prereq_guideid),
+    tags,
+    steps,
+  };
+}
+
+/** Keeps the guide's current state as a new revision; returns its revisionid. */
+export async function commitGuideRevision(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string): Promise<number> {
+  const snapshot = await guideSnapshot(trx, guideid, langid);
+  const rev = await trx.insertInto('guide_revisions').values({ guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
+    .returning('revisionid').executeTakeFirstOrThrow();
+  const first = await trx.selectFrom('guide_step_images as i').innerJoin('guide_steps as s', 's.stepid', 'i.stepid').select('i.imageid')
+    .where('s.guideid', '=', guideid).where('s.langid', '=', langid).orderBy('s.orderby').orderBy('s.stepid').orderBy('i.orderby').limit(1).executeTakeFirst();
+  await trx.updateTable('guides').set({ revisionid: rev.revisionid, modified_date: now, step_imageid: first?.imageid ?? null })
+    .where('guideid', '=', guideid).where('langid', '=', langid).execute();
+  return rev.revisionid;
+}
+
+async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
+  const step = await trx.selectFrom('guide_steps').selectAll().where('stepid', '=', stepid).executeTakeFirstOrThrow();
+  const lines = await trx.selectFrom('guide_lines').select(['lineid', 'text', 'bullet', 'bullet_styleid', 'level']).where('stepid', '=', stepid).orderBy('orderby').execute();
+  let media: StepMediaSource;
+  if (step.media_type === 'video' && step.videoid) media = { type: 'video', videoid: step.videoid };
+  else {
+    const images = await trx.selectFrom('guide_step_images').select('imageid').where('stepid', '=', stepid).orderBy('orderby').execute();
+    media = { type: 'image', imageids: images.map((i) => i.imageid) };
+  }
+  return { title: step.title, lines, media };
+}
+
+/** Keeps the step's current state as a new step revision; returns its revisionid. */
+export async function commitStepRevision(trx: Db, stepid: number, guideid: number, langid: string, userid: number | null, now: number, action: string): Promise<number> {
+  const snapshot = await stepSnapshot(trx, stepid);
+  const rev = await trx.insertInto('guide_step_revisions').values({ stepid, guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
+    .returning('revisionid').executeTakeFirstOrThrow();
+  await trx.updateTable('guide_steps').set({ revisionid: rev.revisionid, modified_date: now }).where('stepid', '=', stepid).execute();
+  return rev.revisionid;
+}
+
+// ---------------------------------------------------------------- guide fields
+
+export interface GuideFieldsInput {
+  type?: string;
+  category?: string;
+  title?: string;
+  subject?: string;
+  introduction?: string;
+  conclusion?: string;
+  summary?: string;
+  difficulty?: string;
+  time_required?: string;
+  time_required_min?: number;
+  time_required_max?: number;
+  public?: boolean;
+  prerequisites?: number[];
+  parts?: ItemInput[];
+  tools?: ItemInput[];
+  documents?: number[];
+  imageid?: number | null;
+}
+
+/** Column values (and prerequisite list) after validation. */
+export interface GuideFields {
+  set: Record<string, unknown>;
+  prerequisites?: number[];
+}
+
+const TYPE_LABEL = (t: string) => t.split(/[-_ ]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+
+export function defaultTitle(category: string, subject: string, type: string): string {
+  return [category, subject, TYPE_LABEL(type)].map((s) => s.trim()).filter(Boolean).join(' ').slice(0, 255);
+}
+
+function formatSeconds(s: number): string {
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} minutes`;
+  const h = s / 3600;
+  return `${Number.isInteger(h) ? h : h.toFixed(1)} hour${h === 1 ? '' : 's'}`;
+}
+
+export function timeRequiredText(min: number, max: number): string {
+  if (max <= 0) return '';
+  if (min <= 0 || min === max) return formatSeconds(max);
+  return `${formatSeconds(min)} - ${formatSeconds(max)}`;
+}
+
+function itemsOf(items: ItemInput[]): ItemInputStored[] {
+  return items.map((i) => (typeof i === 'string' ? { title: i.trim(), quantity: 1, notes: '' } : { title: i.title.trim(), quantity: i.quantity ?? 1, notes: i.notes ?? '' }));
+}
+
+/**
+ * Checks the guide fields a client sent (422 naming each bad field) and turns them into
+ * column values. `current` is the guide being edited (undefined on create).
+ */
+export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
+  const errors: FieldError[] = [];
+  const set: Record<string, unknown> = {};
+  for (const f of ['type', 'subject', 'introduction', 'conclusion', 'summary'] as const) if (b[f] !== undefined) set[f] = f === 'subject' ? b[f]!.trim() : b[f];
+  if (b.title !== undefined) {
+    if (!b.title.trim()) errors.push({ field: 'title', code: 'invalid_value', message: 'title must not be blank.' });
+    set.title = b.title.trim();
+  }
+  if (b.category !== undefined) {
+    const category = b.category.trim();
+    const wiki = category ? await db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'CATEGORY').where('title', '=', category).executeTakeFirst() : undefined;
+    if (!wiki) errors.push({ field: 'category', code: 'invalid_value', message: `There is no CATEGORY wiki titled "${category}".` });
+    set.category = category;
+  }
+  if (b.difficulty !== undefined) {
+    const d = b.difficulty.trim();
+    const match = DIFFICULTIES.find((x) => x.toLowerCase() === d.toLowerCase());
+    if (d && !match) errors.push({ field: 'difficulty', code: 'invalid_value', message: `difficulty must be one of: ${DIFFICULTIES.join(', ')}.` });
+    set.difficulty = match ?? '';
+  }
+  const min = b.time_required_min ?? current?.time_required_min ?? 0;
+  const max = b.time_required_max ?? current?.time_required_max ?? 0;
+  if (b.time_required_min !== undefined || b.time_required_max !== undefined) {
+    if (max < min) errors.push({ field: 'time_required_max', code: 'out_of_range', message: 'time_required_max must not be below time_required_min.' });
+    set.time_required_min = min;
+    set.time_required_max = max;
+    if (b.time_required === undefined) set.time_required = timeRequiredText(min, max);
+  }
+  if (b.time_required !== undefined) set.time_required = b.time_required.trim();
+  if (b.public !== undefined) set.public = b.public ? 1 : 0;
+
+  let prerequisites: number[] | undefined;
+  if (b.prerequisites !== undefined) {
+    prerequisites = [...new Set(b.prerequisites)];
+    const existing = prerequisites.length
+      ? new Set((await db.selectFrom('guides').select('guideid').where('guideid', 'in', prerequisites).where('deleted', '=', 0).execute()).map((r) => r.guideid))
+      : new Set<number>();
+    b.prerequisites.forEach((id, i) => {
+      if (current && id === current.guideid) errors.push({ field: `prerequisites[${i}]`, code: 'invalid_value', message: 'A guide cannot be its own prerequisite.', index: i });
+      else if (!existing.has(id)) errors.push({ field: `prerequisites[${i}]`, code: 'invalid_value', message: `There is no guide ${id}.`, index: i });
+    });
+  }
+  for (const kind of ['parts', 'tools'] as const) {
+    const list = b[kind];
+    if (list === undefined) continue;
+    const items = itemsOf(list);
+    const titles = [...new Set(items.map((i) => i.title).filter(Boolean))];
+    const known = titles.length
+      ? new Set((await db.selectFrom('wikis').select('title').where('namespace', '=', 'ITEM').where('title', 'in', titles).execute()).map((r) => r.title))
+      : new Set<string>();
+    items.forEach((item, i) => {
+      if (!known.has(item.title)) errors.push({ field: `${kind}[${i}]`, code: 'invalid_value', message: `There is no ITEM wiki titled "${item.title}".`, index: i });
+    });
+    set[kind] = JSON.stringify(items);
+  }
+  if (b.documents !== undefined) set.documents = JSON.stringify([...new Set(b.documents)]);
+  if (b.imageid !== undefined) {
+    if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) {
+      errors.push({ field: 'imageid', code: 'invalid_value', message: `There is no image ${b.imageid}.` });
+    }
+    set.imageid = b.imageid;
+  }
+  if (errors.length) throw unprocessable(errors);
+  return { set, prerequisites };
+}
+
+export async function setPrerequisites(trx: Db, guideid: number, langid: string, ids: number[]) {
+  await trx.deleteFrom('guide_prereqs').where('guideid', '=', guideid).where('langid', '=', langid).execute();
+  if (ids.length) await trx.insertInto('guide_prereqs').values(ids.map((prereq_guideid, orderby) => ({ guideid, langid, prereq_guideid, orderby }))).execute();
+}
+
+/**
+ * Makes sure each tag exists before the transaction that links it: two requests adding
+ * the same new tag must not collide on the tags table inside their transactions.
+ */
+export async function ensureTags(db: Db, tags: string[]) {
+  for (const raw of tags) {
+    const tag = normalizeTag(raw);
+    if (tag) await db.insertInto('tags').values({ tag }).onConflict((oc) => oc.column('tag').doNothing()).execute();
+  }
+}
+
+export function checkTag(raw: string, field = 'tag'): string {
+  const tag = normalizeTag(raw);
+  if (!tag) throw invalidField(field, 'The tag must not be blank.');
+  if (tag.length > 100) throw invalidField(field, 'A tag has at most 100 characters.', 'out_of_range');
+  return tag;
+}
+
+export interface NewGuide {
+  guideid?: number;
+  langid: string;
+  userid: number;
+  fields: GuideFields;
+  tags: string[];
+}
+
+/** Inserts a guide (or a translation of one) and its first revision; returns the guideid. */
+export async function insertGuide(trx: Db, now: number, g: NewGuide): Promise<number> {
+  const guideid = g.guideid ?? (await trx.insertInto('guide_ids').values({ created_date: now }).returning('guideid').executeTakeFirstOrThrow()).guideid;
+  const s = g.fields.set;
+  await trx.insertInto('guides').values({
+    guideid,
+    langid: g.langid,
+    revisionid: 0,
+    userid: g.userid,
+    type: String(s.type),
+    category: String(s.category),
+    title: String(s.title),
+    subject: (s.subject as string) ?? '',
+    summary: (s.summary as string) ?? '',
+    introduction: (s.introduction as string) ?? '',
+    conclusion: (s.conclusion as string) ?? '',
+    difficulty: (s.difficulty as string) ?? '',
+    time_required: (s.time_required as string) ?? '',
+    time_required_min: (s.time_required_min as number) ?? 0,
+    time_required_max: (s.time_required_max as number) ?? 0,
+    public: (s.public as number) ?? 0,
+    deleted: 0,
+    deleted_date: null,
+    imageid: (s.imageid as number | null) ?? null,
+    step_imageid: null,
+    parts: (s.parts as string) ?? '[]',
+    tools: (s.tools as string) ?? '[]',
+    documents: (s.documents as string) ?? '[]',
+    created_date: now,
+    modified_date: now,
+    published_date: s.public === 1 ? now : null,
+  }).execute();
+  if (g.fields.prerequisites?.length) await setPrerequisites(trx, guideid, g.langid, g.fields.prerequisites);
+  for (const tag of g.tags) await addTag(trx, 'guide', guideid, tag);
+  await commitGuideRevision(trx, guideid, g.langid, g.userid, now, 'create');
+  return guideid;
+}
+
+// ---------------------------------------------------------------- steps
+
+export interface LineValues { lineid: number | null; text: string; bullet: string; bullet_styleid: number; level: number }
+export type MediaValues = { type: 'image'; imageids: number[] } | { type: 'video'; videoid: number } | null;
+
+/** Checks step lines: a known bullet style, levels 0 to 3 with the first at 0, text not blank. */
+export function validateLines(lines: LineInput[], styles: BulletStyles, field = 'lines'): LineValues[] {
+  const errors: FieldError[] = [];
+  const out = lines.map((l, i) => {
+    if (!l.text.trim()) errors.push({ field: `${field}[${i}].text`, code: 'invalid_value', message: 'A line\'s text must not be blank.', index: i });
+    let style = styles.fallback;
+    if (l.bullet_styleid !== undefined) {
+      const s = styles.byId.get(l.bullet_styleid);
+      if (!s || s.is_disabled) errors.push({ field: `${field}[${i}].bullet_styleid`, code: 'invalid_value', message: `There is no bullet style ${l.bullet_styleid}.`, index: i });
+      else style = s;
+    } else if (l.bullet !== undefined) {
+      const s = styles.byName.get(l.bullet.trim().toLowerCase());
+      if (!s || s.is_disabled) errors.push({ field: `${field}[${i}].bullet`, code: 'invalid_value', message: `bullet must be one of: ${[...styles.byName.keys()].join(', ')}.`, index: i });
+      else style = s;
+    }
+    const level = l.level ?? 0;
+    if (i === 0 && level !== 0) errors.push({ field: `${field}[0].level`, code: 'invalid_value', message: 'The first line is at level 0.', index: 0 });
+    return { lineid: l.lineid ?? null, text: l.text, bullet: style.name, bullet_styleid: style.bullet_styleid, level };
+  });
+  if (errors.length) throw unprocessable(errors);
+  return out;
+}
+
+/** Checks step media: existing images (in order) or one existing video. */
+export async function validateMedia(db: Db, m: MediaInput | null | undefined): Promise<MediaValues | undefined> {
+  if (m === undefined) return undefined;
+  if (m === null) return null;
+  if (m.type === 'image') {
+    if (!Array.isArray(m.data)) throw invalidField('media.data', 'Image media take an array of imageids.');
+    const ids = m.data;
+    const known = ids.length ? new Set((await db.selectFrom('images').select('imageid').where('imageid', 'in', ids).execute()).map((r) => r.imageid)) : new Set<number>();
+    const errors: FieldError[] = [];
+    ids.forEach((id, i) => {
+      if (!known.has(id)) errors.push({ field: `media.data[${i}]`, code: 'invalid_value', message: `There is no image ${id}.`, index: i });
+      else if (ids.indexOf(id) !== i) errors.push({ field: `media.data[${i}]`, code: 'duplicate', message: `Image ${id} is already in the step.`, index: i });
+    });
+    if (errors.length) throw unprocessable(errors);
+    return { type: 'image', imageids: ids };
+  }
+  if (typeof m.data !== 'number') throw invalidField('media.data', 'Video media take one videoid.');
+  if (!(await db.selectFrom('videos').select('videoid').where('videoid', '=', m.data).executeTakeFirst())) throw invalidField('media.data', `There is no video ${m.data}.`);
+  return { type: 'video', videoid: m.data };
+}
+
+/** Writes a step's lines: kept lineids stay, others are new. */
+export async function writeLines(trx: Db, stepid: number, lines: LineValues[]) {
+  const existing = new Set((await trx.selectFrom('guide_lines').select('lineid').where('stepid', '=', stepid).execute()).map((r) => r.lineid));
+  await trx.deleteFrom('guide_lines').where('stepid', '=', stepid).execute();
+  const used = new Set<number>();
+  for (const [orderby, l] of lines.entries()) {
+    const keep = l.lineid !== null && existing.has(l.lineid) && !used.has(l.lineid) ? l.lineid : null;
+    const values = { stepid, orderby, text: l.text, bullet: l.bullet, bullet_styleid: l.bullet_styleid, level: l.level };
+    if (keep !== null) {
+      used.add(keep);
+      await trx.insertInto('guide_lines').values({ ...values, lineid: keep }).execute();
+    } else await trx.insertInto('guide_lines').values(values).execute();
+  }
+}
+
+export async function writeMedia(trx: Db, stepid: number, media: MediaValues) {
+  await trx.deleteFrom('guide_step_images').where('stepid', '=', stepid).execute();
+  if (media?.type === 'image' && media.imageids.length) {
+    await trx.insertInto('guide_step_images').values(media.imageids.map((imageid, orderby) => ({ stepid, orderby, imageid }))).execute();
+  }
+  await trx.updateTable('guide_steps').set({ media_type: media ? media.type : null, videoid: media?.type === 'video' ? media.videoid : null }).where('stepid', '=', stepid).execute();
+}
+
+/** Steps of a guide in order. */
+export async function stepIdsInOrder(trx: Db, guideid: number, langid: string): Promise<number[]> {
+  return (await trx.selectFrom('guide_steps').select('stepid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').orderBy('stepid').execute()).map((r) => r.stepid);
+}
+
+/** Numbers the steps 1..n in the given order. */
+export async function writeStepOrder(trx: Db, stepids: number[]) {
+  for (const [i, stepid] of stepids.entries()) await trx.updateTable('guide_steps').set({ orderby: i + 1 }).where('stepid', '=', stepid).execute();
+}
+
+/** Moves `stepid` to 1-based position `position` (clamped) among the guide's steps. */
+export async function moveStep(trx: Db, guideid: number, langid: string, stepid: number, position: number) {
+  const order = (await stepIdsInOrder(trx, guideid, langid)).filter((id) => id !== stepid);
+  order.splice(Math.min(Math.max(position, 1), order.length + 1) - 1, 0, stepid);
+  await writeStepOrder(trx, order);
+}
+
+export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues }
+
+/** Inserts a step at its position and keeps its first revision; returns the stepid. */
+export async function insertStep(trx: Db, guideid: number, langid: string, userid: number | null, now: number, s: NewStep): Promise<number> {
+  const row = await trx.insertInto('guide_steps').values({
+    guideid, langid, orderby: 1_000_000, revisionid: 0, title: s.title, media_type: null, videoid: null, created_date: now, modified_date: now,
+  }).returning('stepid').executeTakeFirstOrThrow();
+  await writeLines(trx, row.stepid, s.lines);
+  await writeMedia(trx, row.stepid, s.media);
+  await moveStep(trx, guideid, langid, row.stepid, s.orderby ?? Number.MAX_SAFE_INTEGER);
+  await commitStepRevision(trx, row.stepid, guideid, langid, userid, now, 'create');
+  return row.stepid;
+}
+

@@ -1,0 +1,186 @@
+import type { Generated } from 'kysely';
+
+export interface GuideIdTable {
+  guideid: Generated<number>;
+  created_date: number;
+}
+
+/** One row per guide and language; translations share the guideid. */
+export interface GuideTable {
+  guideid: number;
+  langid: string;
+  /** The newest row of guide_revisions for this guide and language. */
+  revisionid: number;
+  /** The owner (creator). */
+  userid: number;
+  type: string;
+  /** Title of a CATEGORY wiki. */
+  category: string;
+  title: string;
+  subject: string;
+  summary: string;
+  /** Wiki syntax. */
+  introduction: string;
+  /** Wiki syntax. */
+  conclusion: string;
+  difficulty: string;
+  time_required: string;
+  /** Seconds. */
+  time_required_min: number;
+  time_required_max: number;
+  public: number;
+  deleted: number;
+  deleted_date: number | null;
+  /** The image chosen for the guide. */
+  imageid: number | null;
+  /** The first image of the first step (the guide's image when none was chosen). */
+  step_imageid: number | null;
+  /** JSON: [{title, quantity, notes}] naming ITEM wikis. */
+  parts: string;
+  tools: string;
+  /** JSON: [documentid]. */
+  documents: string;
+  created_date: number;
+  modified_date: number;
+  published_date: number | null;
+}
+
+export interface GuidePrereqTable {
+  guideid: number;
+  langid: string;
+  prereq_guideid: number;
+  orderby: number;
+}
+
+export interface GuideStepTable {
+  stepid: Generated<number>;
+  guideid: number;
+  langid: string;
+  orderby: number;
+  /** The newest row of guide_step_revisions for this step. */
+  revisionid: number;
+  title: string;
+  /** image | video | null */
+  media_type: string | null;
+  videoid: number | null;
+  created_date: number;
+  modified_date: number;
+}
+
+export interface GuideStepImageTable {
+  stepid: number;
+  orderby: number;
+  imageid: number;
+}
+
+export interface GuideLineTable {
+  lineid: Generated<number>;
+  stepid: number;
+  orderby: number;
+  /** Wiki syntax. */
+  text: string;
+  /** The bullet style's name: black, red, ..., icon_note, icon_caution, icon_reminder. */
+  bullet: string;
+  bullet_styleid: number | null;
+  /** 0 to 3. */
+  level: number;
+}
+
+export interface GuideBulletStyleTable {
+  bullet_styleid: Generated<number>;
+  name: string;
+  /** color | icon */
+  type: string;
+  is_default: number;
+  color_locked: number;
+  label: string;
+  description: string;
+  is_disabled: number;
+  bullet_color: string | null;
+  size: number | null;
+  imageid: number | null;
+  char: string | null;
+  last_modified: number;
+  userid_modified: number | null;
+}
+
+export interface GuideRevisionTable {
+  revisionid: Generated<number>;
+  guideid: number;
+  langid: string;
+  userid: number | null;
+  date: number;
+  /** create | edit | step_add | step_edit | step_delete | steporder | public | unpublish | tag | delete | restore */
+  action: string;
+  /** JSON GuideSnapshot (guides.snapshots.ts). */
+  snapshot: string;
+}
+
+export interface GuideStepRevisionTable {
+  revisionid: Generated<number>;
+  stepid: number;
+  guideid: number;
+  langid: string;
+  userid: number | null;
+  date: number;
+  action: string;
+  /** JSON StepSnapshot. */
+  snapshot: string;
+}
+
+export interface GuideReleaseTable {
+  releaseid: Generated<number>;
+  guideid: number;
+  langid: string;
+  revisionid: number;
+  userid: number | null;
+  /** released | removed (the approvals area adds pending states) */
+  status: string;
+  title: string;
+  /** major | minor */
+  type: string;
+  notes: string;
+  version: string | null;
+  init_date: number;
+  release_date: number | null;
+}
+
+export interface GuideUserMarkTable {
+  userid: number;
+  guideid: number;
+  langid: string;
+  date: number;
+}
+
+export interface GuideCollaboratorTable {
+  guideid: number;
+  /** user | team */
+  kind: string;
+  memberid: number;
+  added_by: number | null;
+  date: number;
+}
+
+export interface GuideFlagTable {
+  guideid: number;
+  flagid: string;
+  userid: number | null;
+  date: number;
+}
+
+export interface GuidesTables {
+  guide_ids: GuideIdTable;
+  guides: GuideTable;
+  guide_prereqs: GuidePrereqTable;
+  guide_steps: GuideStepTable;
+  guide_step_images: GuideStepImageTable;
+  guide_lines: GuideLineTable;
+  guide_bullet_styles: GuideBulletStyleTable;
+  guide_revisions: GuideRevisionTable;
+  guide_step_revisions: GuideStepRevisionTable;
+  guide_releases: GuideReleaseTable;
+  guide_completions: GuideUserMarkTable;
+  guide_favorites: GuideUserMarkTable;
+  guide_collaborators: GuideCollaboratorTable;
+  guide_flags: GuideFlagTable;
+}

@@ -1,0 +1,21 @@
+// Where a guide lives on the site: `${publicUrl}/Guide/<slug>/<guideid>`, served as HTML
+// by the guides area (guides.page.ts); a language other than the site's default is
+// named in `?lang=`.
+import type { Config } from '../../config.js';
+
+/** The title as a URL segment: letters and digits joined by hyphens. */
+export function guideSlug(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return slug || 'Guide';
+}
+
+export function guideUrl(config: Config, guideid: number, title: string, langid?: string): string {
+  const lang = langid && langid !== config.languages[0] ? `?lang=${encodeURIComponent(langid)}` : '';
+  return `${config.publicUrl}/Guide/${encodeURIComponent(guideSlug(title))}/${guideid}${lang}`;
+}

@@ -1,0 +1,14 @@
+// The explicit list of areas, in one place. Order matters only for the demo seed.
+import type { Area } from './area.js';
+import { usersArea } from './users/users.area.js';
+import { teamsArea } from './teams/teams.area.js';
+import { guidesArea } from './guides/guides.area.js';
+import { mediaArea } from './media/media.area.js';
+import { wikisArea } from './wikis/wikis.area.js';
+import { commentsArea } from './comments/comments.area.js';
+import { viewHistoryArea } from './view-history/view-history.area.js';
+import { searchArea } from './search/search.area.js';
+
+// Media seeds its images before the guides use them; guides seed bare CATEGORY rows
+// that the wikis seeder fills in.
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea];

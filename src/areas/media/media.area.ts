@@ -1,0 +1,14 @@
+import type { Area } from '../area.js';
+import { mediaRoutes } from './media.routes.js';
+import { mediaFileRoutes } from './media.files.js';
+import { seedMediaDemo } from './media.demo.js';
+import { videoJobHandler, VIDEO_JOB } from './videos.js';
+import { purgeJobHandler, PURGE_JOB } from './media.service.js';
+
+export const mediaArea: Area = {
+  name: 'media',
+  routes: mediaRoutes,
+  publicRoutes: mediaFileRoutes,
+  seedDemo: seedMediaDemo,
+  jobs: (config) => ({ [VIDEO_JOB]: videoJobHandler(config), [PURGE_JOB]: purgeJobHandler(config) }),
+};

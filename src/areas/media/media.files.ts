@@ -1,0 +1,129 @@
+// The files themselves, outside /api/2.0 (their URLs are in the records):
+//   /files/images/<guid>.<variant>   a size variant, made on first request and kept
+//   /files/videos/<guid>.<mp4|webm|original>
+//   /files/documents/<guid>.pdf
+// Public to whoever has the URL (GUIDs are unguessable), cached for a year (a file
+// never changes: an edit makes a new image), byte ranges for video players.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { HttpError, notFound } from '../../http/errors.js';
+import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { IMAGE_VARIANTS, type ImageVariant } from './image-object.js';
+import { makeVariant, uprightOriginal, variantFormat } from './images.js';
+import { isGuid } from './guid.js';
+
+const CACHE = 'public, max-age=31536000, immutable';
+
+/** Variants being made right now, so that simultaneous first requests make one. */
+const making = new Map<string, Promise<void>>();
+
+async function ensureVariant(store: BlobStore, key: string, make: () => Promise<Buffer>) {
+  if ((await store.size(key)) !== null) return;
+  let p = making.get(key);
+  if (!p) {
+    p = make().then((data) => store.putBuffer(key, data)).finally(() => making.delete(key));
+    making.set(key, p);
+  }
+  await p;
+}
+
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'invalid' | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null; // several ranges or nonsense: the whole file
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'invalid';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'invalid';
+  return { start, end };
+}
+
+async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: BlobStore, key: string, o: { mime: string; etag: string; filename?: string; ranges?: boolean }) {
+  const size = await store.size(key);
+  if (size === null) throw notFound('File');
+  reply.header('cache-control', CACHE);
+  reply.header('etag', `"${o.etag}"`);
+  reply.header('content-type', o.mime);
+  if (o.filename) reply.header('content-disposition', `inline; filename="${o.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
+  if (request.headers['if-none-match'] === `"${o.etag}"`) return reply.status(304).send();
+  let stream: Readable | null;
+  if (o.ranges) {
+    reply.header('accept-ranges', 'bytes');
+    const range = parseRange(request.headers.range, size);
+    if (range === 'invalid') {
+      reply.header('content-range', `bytes */${size}`);
+      throw new HttpError(416, 'range_not_satisfiable', 'The requested range is outside the file.');
+    }
+    if (range) {
+      reply.status(206);
+      reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      reply.header('content-length', String(range.end - range.start + 1));
+      stream = await store.get(key, range);
+      return reply.send(stream);
+    }
+  }
+  reply.header('content-length', String(size));
+  stream = await store.get(key);
+  if (!stream) throw notFound('File');
+  return reply.send(stream);
+}
+
+export async function mediaFileRoutes(app: FastifyInstance) {
+  const { db, config } = app;
+  const store = blobStoreFor(config);
+
+  app.get<{ Params: { file: string } }>('/files/images/:file', { schema: { hide: true } }, async (request, reply) => {
+    const m = /^([A-Za-z0-9]+)\.([A-Za-z0-9]+)$/.exec(request.params.file);
+    if (!m || !isGuid(m[1]) || !(IMAGE_VARIANTS as readonly string[]).includes(m[2])) throw notFound('Image');
+    const [, guid, variant] = m as unknown as [string, string, ImageVariant];
+    const img = await db.selectFrom('images').select(['width', 'height', 'mime', 'orientation', 'blob_key']).where('guid', '=', guid).executeTakeFirst();
+    if (!img || !img.blob_key) throw notFound('Image');
+    const original = img.blob_key;
+    const out = variantFormat(img.mime);
+    if (variant === 'original' && img.orientation === 1) {
+      return sendBlob(request, reply, store, original, { mime: img.mime, etag: `${guid}.original` });
+    }
+    const key = `variants/${guid}/${variant}`;
+    await ensureVariant(store, key, async () => {
+      const local = await store.localFile(original);
+      if (!local) throw notFound('Image');
+      try {
+        return variant === 'original' ? await uprightOriginal(local.path, img.mime) : await makeVariant(local.path, img.mime, variant, img.width, img.height);
+      } finally {
+        await local.release();
+      }
+    });
+    return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}` });
+  });
+
+  app.get<{ Params: { file: string } }>('/files/videos/:file', { schema: { hide: true } }, async (request, reply) => {
+    const m = /^([A-Za-z0-9]+)\.([a-z0-9]+)$/.exec(request.params.file);
+    if (!m || !isGuid(m[1])) throw notFound('Video');
+    const [, guid, name] = m;
+    const video = await db.selectFrom('videos').select(['videoid', 'mime', 'blob_key', 'filename']).where('guid', '=', guid).executeTakeFirst();
+    if (!video) throw notFound('Video');
+    if (name === 'original') {
+      if (!video.blob_key) throw notFound('Video');
+      return sendBlob(request, reply, store, video.blob_key, { mime: video.mime, etag: `${guid}.original`, ranges: true, filename: video.filename });
+    }
+    const enc = await db.selectFrom('video_encodings').select(['blob_key', 'mime']).where('videoid', '=', video.videoid).where('format', '=', name).executeTakeFirst();
+    if (!enc) throw notFound('Video encoding');
+    return sendBlob(request, reply, store, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, ranges: true });
+  });
+
+  app.get<{ Params: { file: string } }>('/files/documents/:file', { schema: { hide: true } }, async (request, reply) => {
+    const m = /^([A-Za-z0-9]+)\.pdf$/.exec(request.params.file);
+    if (!m || !isGuid(m[1])) throw notFound('Document');
+    const doc = await db.selectFrom('documents').select(['blob_key', 'mime', 'filename']).where('guid', '=', m[1]).executeTakeFirst();
+    if (!doc) throw notFound('Document');
+    return sendBlob(request, reply, store, doc.blob_key, { mime: doc.mime, etag: `${m[1]}.pdf`, ranges: true, filename: doc.filename });
+  });
+}

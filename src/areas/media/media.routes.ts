@@ -1,0 +1,312 @@
+// The media endpoints: GET /media/images/{id|GUID}, GET /media/videos/{id|GUID}, and the
+// user's library under /user/media (uploads, lists, items, edits, constraints).
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Empty, errorResponses } from '../../http/schemas.js';
+import { HttpError, invalidField, notFound } from '../../http/errors.js';
+import { requireUser } from '../../http/auth.js';
+import type { Database } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import {
+  Constraint, ConstraintsQuery, MAX_ID, EditBody, EmbedBody, ImageDetail, ItemParams, KindListQuery, MediaItem, MediaListQuery, MEDIA_TYPES, UploadQuery, VideoDetail,
+} from './media.schemas.js';
+import { checkType, deleteItem, editImage, findOwnItem, kindLimit, loadMediaItems, receiveUpload, tooLarge } from './media.service.js';
+import { loadImageDetails, loadVideoDetails } from './media-records.js';
+import { isGuid, newGuid } from './guid.js';
+import { ACCEPTED_FORMATS } from './sniff.js';
+import { VARIANT_BOXES, MAX_IMAGE_SIDE, MARKUP_COLORS } from './images.js';
+import { ENCODING_FORMATS, ENCODING_MAX } from './videos.js';
+import { IMAGE_VARIANTS } from './image-object.js';
+import type { Readable } from 'node:stream';
+
+const MEDIA_TAG = ['Media'];
+const USER_TAG = ['User media'];
+const IdOrGuid = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: 'A numeric id or a GUID.' }) });
+
+async function findByIdOrGuid(db: Kysely<Database>, table: 'images' | 'videos', value: string): Promise<number | null> {
+  const idCol = table === 'images' ? 'imageid' : 'videoid';
+  if (/^\d+$/.test(value)) {
+    const id = Number(value);
+    if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return null;
+    const row = await (db.selectFrom(table) as any).select(idCol).where(idCol, '=', id).executeTakeFirst();
+    return row ? id : null;
+  }
+  if (!isGuid(value)) return null;
+  const row = await (db.selectFrom(table) as any).select(idCol).where('guid', '=', value).executeTakeFirst();
+  return row ? (row[idCol] as number) : null;
+}
+
+export async function mediaRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+  const services = { db, config, clock };
+
+  // ------------------------------------------------------------ public records
+
+  app.get('/media/images/:imageid', {
+    config: { auth: 'none' },
+    schema: {
+      tags: MEDIA_TAG,
+      summary: 'An image detail record',
+      description: 'The path is an imageid or the image\'s GUID. Variant URLs in `image` are served outside /api/2.0 with long-lived cache headers.',
+      params: IdOrGuid('imageid'),
+      response: { 200: ImageDetail, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const id = await findByIdOrGuid(db, 'images', request.params.imageid);
+    const detail = id == null ? undefined : (await loadImageDetails(db, config, [id])).get(id);
+    if (!detail) throw notFound('Image');
+    return detail;
+  });
+
+  app.get('/media/videos/:videoid', {
+    config: { auth: 'none' },
+    schema: {
+      tags: MEDIA_TAG,
+      summary: 'A video detail record',
+      description: 'The path is a videoid or the video\'s GUID. `meta.state` is `queued` or `processing` while the encodings are made, `finished` when `encodings` (MP4 H.264 and WebM) and the poster `image` are ready, `failed` when the file could not be encoded.',
+      params: IdOrGuid('videoid'),
+      response: { 200: VideoDetail, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const id = await findByIdOrGuid(db, 'videos', request.params.videoid);
+    const detail = id == null ? undefined : (await loadVideoDetails(db, config, [id])).get(id);
+    if (!detail) throw notFound('Video');
+    return detail;
+  });
+
+  // ------------------------------------------------------------ uploads
+  // Raw bodies: in their own scope, every content type reaches the handler as the
+  // unread request stream, so that the handler can refuse a wrong type with 422 and
+  // stream a right one to storage without holding it in memory.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    const parentCompiler = scope.validatorCompiler;
+
+    scope.withTypeProvider<TypeBoxTypeProvider>().post('/user/media/uploads', {
+      config: { auth: 'user' },
+      // The body is a stream, not JSON: only the query string is validated.
+      validatorCompiler: (ctx) => (ctx.httpPart === 'body' ? () => true : parentCompiler!(ctx)),
+      schema: {
+        tags: USER_TAG,
+        summary: 'Upload a file to the user\'s media library',
+        description:
+          'The file is the raw request body with `Content-Type: application/octet-stream` (422 otherwise); `file` names it. ' +
+          'The kind is decided from the bytes: JPEG, PNG, GIF or WebP images (GuideImage); MP4, WebM or QuickTime videos (GuideVideoObject); PDF documents (Document). ' +
+          'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. Nothing is stored on refusal. ' +
+          'Answers 200 (as existing clients expect) with the new library item: its `id`, `type`, `kind` and detail record. A video is encoded in the background: `isReady` is false until `state` is `finished`.',
+        querystring: UploadQuery,
+        consumes: ['application/octet-stream'],
+        body: Type.Unsafe({ type: 'string', format: 'binary', description: 'The file\'s bytes.' }),
+        response: { 200: MediaItem, ...errorResponses(401, 413, 422) },
+      },
+    }, async (request, reply) => {
+      const user = requireUser(request);
+      const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (type !== 'application/octet-stream') {
+        reply.header('connection', 'close');
+        throw invalidField('Content-Type', 'Send the file as the raw body with Content-Type: application/octet-stream.');
+      }
+      const declared = Number(request.headers['content-length']);
+      if (Number.isFinite(declared) && declared > config.mediaMaxBytes) {
+        reply.header('connection', 'close');
+        throw tooLarge(config.mediaMaxBytes);
+      }
+      const body = request.body as Readable | undefined;
+      if (!body || typeof (body as Readable).pipe !== 'function') throw invalidField('file', 'The request body is empty; send the file\'s bytes as the body.', 'missing_field');
+      let created;
+      try {
+        created = await receiveUpload(services, user.userid, request.query.file, body);
+      } catch (err) {
+        if (err instanceof HttpError) reply.header('connection', 'close');
+        throw err;
+      }
+      const [item] = await loadMediaItems(db, config, [{ type: created.type, objectid: created.id }]);
+      return item;
+    });
+  });
+
+  // ------------------------------------------------------------ the library
+
+  app.get('/user/media/current', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'The user\'s media items',
+      description: 'Every kind in one list, newest first (`order=ASC` for oldest first), filterable by `type`; `offset` and `limit` page through it.',
+      querystring: MediaListQuery,
+      response: { 200: Type.Array(MediaItem), ...errorResponses(401, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const { type, order, offset, limit } = request.query;
+    let q = db.selectFrom('media_items').select(['type', 'objectid']).where('userid', '=', user.userid);
+    if (type) q = q.where('type', '=', type);
+    const rows = await q.orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
+    return loadMediaItems(db, config, rows);
+  });
+
+  app.get('/user/media/images', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'The user\'s images (extension)',
+      description: 'Image detail records of the user\'s library images, newest first (`order=ASC` for oldest first).',
+      querystring: KindListQuery,
+      response: { 200: Type.Array(ImageDetail), ...errorResponses(401, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const { order, offset, limit } = request.query;
+    const rows = await db.selectFrom('media_items').select('objectid').where('userid', '=', user.userid).where('type', '=', 'GuideImage')
+      .orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
+    const details = await loadImageDetails(db, config, rows.map((r) => r.objectid));
+    return rows.map((r) => details.get(r.objectid)).filter((d) => d !== undefined);
+  });
+
+  app.get('/user/media/videos', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'The user\'s videos (extension)',
+      description: 'Video detail records (with encodings once finished) of the user\'s library videos, newest first (`order=ASC` for oldest first).',
+      querystring: KindListQuery,
+      response: { 200: Type.Array(VideoDetail), ...errorResponses(401, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const { order, offset, limit } = request.query;
+    const rows = await db.selectFrom('media_items').select('objectid').where('userid', '=', user.userid).where('type', '=', 'GuideVideoObject')
+      .orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
+    const details = await loadVideoDetails(db, config, rows.map((r) => r.objectid));
+    return rows.map((r) => details.get(r.objectid)).filter((d) => d !== undefined);
+  });
+
+  app.get('/user/media/constraints', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'Media constraints of the service',
+      description: 'Per media item name (GuideImage, GuideVideoObject, GuideEmbedObject, Document): accepted types, the largest upload in bytes, image dimensions, the image size variants (box and fit) and the video encodings made. `name` filters (comma-separated).',
+      querystring: ConstraintsQuery,
+      response: { 200: Type.Record(Type.String(), Constraint), ...errorResponses(401, 422) },
+    },
+  }, async (request) => {
+    const names = (request.query.name ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    for (const n of names) if (!(MEDIA_TYPES as readonly string[]).includes(n)) throw invalidField('name', `name must be one of: ${MEDIA_TYPES.join(', ')}.`);
+    const all = {
+      GuideImage: {
+        name: 'GuideImage' as const, kind: 'image',
+        mimeTypes: ACCEPTED_FORMATS.image.map((f) => f.mime), extensions: ACCEPTED_FORMATS.image.flatMap((f) => [...f.extensions]),
+        maxBytes: kindLimit(config, 'image'), minWidth: 1, minHeight: 1, maxWidth: MAX_IMAGE_SIDE, maxHeight: MAX_IMAGE_SIDE,
+        variants: [
+          ...IMAGE_VARIANTS.filter((v) => v !== 'original').map((v) => ({ name: v, ...VARIANT_BOXES[v as keyof typeof VARIANT_BOXES] })),
+          { name: 'original', width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: 'original' },
+        ],
+      },
+      GuideVideoObject: {
+        name: 'GuideVideoObject' as const, kind: 'video',
+        mimeTypes: ACCEPTED_FORMATS.video.map((f) => f.mime), extensions: ACCEPTED_FORMATS.video.flatMap((f) => [...f.extensions]),
+        maxBytes: kindLimit(config, 'video'), maxWidth: ENCODING_MAX.width, maxHeight: ENCODING_MAX.height, encodings: [...ENCODING_FORMATS],
+      },
+      GuideEmbedObject: { name: 'GuideEmbedObject' as const, kind: 'embed', mimeTypes: ['text/html'], extensions: [], maxBytes: null },
+      Document: {
+        name: 'Document' as const, kind: 'document',
+        mimeTypes: ACCEPTED_FORMATS.document.map((f) => f.mime), extensions: ACCEPTED_FORMATS.document.flatMap((f) => [...f.extensions]),
+        maxBytes: kindLimit(config, 'document'),
+      },
+    };
+    const out: Record<string, Static<typeof Constraint>> = {};
+    for (const [k, v] of Object.entries(all)) if (names.length === 0 || names.includes(k)) out[k] = v;
+    return out;
+  });
+
+  app.post('/user/media/images/edits', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'Edit an image by crop and markup',
+      description:
+        'Makes a NEW image from `imageid` (which stays as it is): cut to `crop` (x, y, width, height) and with `markup` drawn onto it ' +
+        '(circles, rectangles, arrows and lines in colours: ' + Object.keys(MARKUP_COLORS).join(', ') + ' or #rrggbb). ' +
+        'All coordinates are pixels of the upright original. The new image\'s `srcid` is `imageid` and its `markup` the JSON of what was applied. ' +
+        'The owner of the image or an Admin. Answers 201 with the new library item.',
+      body: EditBody,
+      response: { 201: MediaItem, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const created = await editImage(services, user, request.body);
+    const [item] = await loadMediaItems(db, config, [{ type: created.type, objectid: created.id }]);
+    return reply.status(201).send(item);
+  });
+
+  app.post('/user/media/embeds', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'Add an embed to the user\'s library (extension)',
+      description: 'A GuideEmbedObject: an http(s) URL of content shown in a frame (a video host, a 3D viewer...), with an optional title and size. Nothing is fetched. Answers 201 with the new library item.',
+      body: EmbedBody,
+      response: { 201: MediaItem, ...errorResponses(401, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    let url: URL;
+    try {
+      url = new URL(request.body.url);
+    } catch {
+      throw invalidField('url', 'url must be an absolute http(s) URL.');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('url', 'url must be an absolute http(s) URL.');
+    const now = clock.now();
+    const id = await db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto('embeds').values({
+        guid: newGuid(), userid: user.userid, url: url.toString(), title: request.body.title?.trim() ?? '', provider: url.hostname,
+        width: request.body.width ?? null, height: request.body.height ?? null, created_date: now,
+      }).returning('embedid').executeTakeFirstOrThrow();
+      await trx.insertInto('media_items').values({ userid: user.userid, type: 'GuideEmbedObject', objectid: row.embedid, created_date: now }).execute();
+      return row.embedid;
+    });
+    const [item] = await loadMediaItems(db, config, [{ type: 'GuideEmbedObject', objectid: id }]);
+    return reply.status(201).send(item);
+  });
+
+  app.get('/user/media/:type/:itemId', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'A media item and its readiness',
+      description: '`type` is GuideImage, GuideVideoObject, GuideEmbedObject or Document (422 otherwise); `itemId` the imageid, videoid, embedid or documentid. `isReady` says whether it can be shown. The owner or an Admin.',
+      params: ItemParams,
+      response: { 200: MediaItem, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const type = checkType(request.params.type);
+    const item = await findOwnItem(db, user, type, request.params.itemId);
+    const [out] = await loadMediaItems(db, config, [item]);
+    if (!out) throw notFound('Media item');
+    return out;
+  });
+
+  app.delete('/user/media/:type/:itemId', {
+    config: { auth: 'user' },
+    schema: {
+      tags: USER_TAG,
+      summary: 'Delete a media item',
+      description:
+        'Answers 204. Refused with 422 (code `in_use`, naming the uses) while content still uses the item (a guide step, a wiki, a comment, an avatar or team image): remove it there first. ' +
+        'The files are removed in the background; their URLs answer 404 at once. `type` as for GET. The owner or an Admin.',
+      params: ItemParams,
+      response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    const type = checkType(request.params.type);
+    await deleteItem(services, user, type, request.params.itemId);
+    return reply.status(204).send(null);
+  });
+}

@@ -1,0 +1,88 @@
+// GET /suggest/{query}: guides and wikis matching a partly typed query, from the
+// database's full-text index (src/db/search.ts), kept in step with every write.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../http/schemas.js';
+import { invalidField } from '../../http/errors.js';
+import { searchDocs, type SearchFilter } from '../../db/search.js';
+import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
+import { loadLightWikis } from '../wikis/wikis.queries.js';
+import { loadGuideResults } from './search.guides.js';
+
+const TAG = ['Suggest'];
+export const SUGGEST_LIMIT = 10;
+const DOCTYPES = ['guide', 'wiki', 'device', 'category', 'question', 'all'] as const;
+type Doctype = (typeof DOCTYPES)[number];
+
+const GuideResult = Type.Object({}, { additionalProperties: true, description: 'Light guide record with `summary`.' });
+
+export const SuggestResponse = Type.Object({
+  query: Type.String(),
+  results: Type.Array(Type.Union([WikiLight, GuideResult]), { maxItems: SUGGEST_LIMIT }),
+});
+
+const SuggestQuery = Type.Object({
+  doctypes: Type.Optional(Type.String({ maxLength: 200, description: 'Comma-separated: guide, wiki (wikis of every namespace), device (ITEM and CATEGORY wikis), category (CATEGORY wikis), question (none yet), all (the default).' })),
+  showAllLanguages: Type.Optional(Type.Boolean({ default: false, description: 'Include documents in languages other than the site\'s default.' })),
+});
+
+/** What the doctypes ask for, as search targets. */
+export function suggestTargets(doctypes: Doctype[]): SearchFilter['targets'] {
+  const wikiNamespaces = new Set<string>();
+  let guides = false;
+  for (const d of doctypes) {
+    if (d === 'all') {
+      guides = true;
+      NAMESPACES.forEach((n) => wikiNamespaces.add(n));
+    } else if (d === 'guide') guides = true;
+    else if (d === 'wiki') NAMESPACES.forEach((n) => wikiNamespaces.add(n));
+    else if (d === 'device') ['ITEM', 'CATEGORY'].forEach((n) => wikiNamespaces.add(n));
+    else if (d === 'category') wikiNamespaces.add('CATEGORY');
+  }
+  const targets: SearchFilter['targets'] = [];
+  if (guides) targets.push({ type: 'guide' });
+  if (wikiNamespaces.size) targets.push({ type: 'wiki', namespaces: [...wikiNamespaces] });
+  return targets;
+}
+
+export async function searchRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config } = app;
+
+  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }) {
+    const names = (query.doctypes ?? 'all').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const bad = names.find((n) => !(DOCTYPES as readonly string[]).includes(n));
+    if (bad !== undefined) throw invalidField('doctypes', `Unknown doctype "${bad}"; use ${DOCTYPES.join(', ')}.`);
+    const targets = suggestTargets((names.length ? names : ['all']) as Doctype[]);
+    const hits = await searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT });
+    const [wikis, guides] = await Promise.all([
+      loadLightWikis(db, config, hits.filter((h) => h.type === 'wiki').map((h) => ({ wikiid: h.id, langid: h.langid }))),
+      loadGuideResults(db, config, hits.filter((h) => h.type === 'guide').map((h) => ({ guideid: h.id, langid: h.langid }))),
+    ]);
+    const results = hits.map((h) => (h.type === 'wiki' ? wikis : guides).get(`${h.id}:${h.langid}`)).filter((r) => r !== undefined);
+    return { query: text, results };
+  }
+
+  const description = `At most ${SUGGEST_LIMIT} guides and wikis in which every word of the query starts a word (of the title, summary or text, or of a comment on them), best first: titles that start with the query, then titles holding every word, then the rest; within each, by relevance. Only public guides; only the site's default language unless \`showAllLanguages\`. Writes are found at once. An empty query (or one with no letters or digits) answers no results.`;
+
+  app.get('/suggest/:query', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG, summary: 'Suggest guides and wikis for a partly typed query', description,
+      params: Type.Object({ query: Type.String({ maxLength: 200 }) }),
+      querystring: SuggestQuery,
+      response: { 200: SuggestResponse, ...errorResponses(422) },
+    },
+  }, async (request) => suggest(request.params.query, request.query));
+
+  app.get('/suggest', {
+    config: { auth: 'none' },
+    schema: {
+      tags: TAG, summary: 'Suggest with an empty query: no results',
+      description: 'GET /suggest/ with nothing typed yet answers `{"query": "", "results": []}`.',
+      querystring: SuggestQuery,
+      response: { 200: SuggestResponse, ...errorResponses(422) },
+    },
+  }, async (request) => suggest('', request.query));
+}

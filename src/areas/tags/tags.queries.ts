@@ -1,0 +1,63 @@
+// Tag storage shared by guides and wikis: one `tags` row per distinct tag, linked to
+// documents through `doc_tags` (doctype 'guide' or 'wiki').
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+export type TagDoctype = 'guide' | 'wiki';
+
+/** Normalizes a tag as stored: trimmed, inner white space folded. */
+export function normalizeTag(tag: string): string {
+  return tag.trim().replace(/\s+/g, ' ');
+}
+
+/**
+ * The tag's id, creating the tag if needed. One INSERT ... ON CONFLICT DO NOTHING, never a
+ * caught unique violation: inside a PostgreSQL transaction a failed statement aborts the
+ * whole transaction, so catching it and reading again cannot work under a race.
+ */
+async function tagId(db: Kysely<Database>, tag: string): Promise<number> {
+  const existing = await db.selectFrom('tags').select('tagid').where('tag', '=', tag).executeTakeFirst();
+  if (existing) return existing.tagid;
+  const inserted = await db.insertInto('tags').values({ tag }).onConflict((oc) => oc.column('tag').doNothing()).returning('tagid').executeTakeFirst();
+  if (inserted) return inserted.tagid;
+  return (await db.selectFrom('tags').select('tagid').where('tag', '=', tag).executeTakeFirstOrThrow()).tagid;
+}
+
+/** Adds a tag to a document, creating the tag if needed; adding it twice (even at once) is a no-op. */
+export async function addTag(db: Kysely<Database>, doctype: TagDoctype, docid: number, tag: string) {
+  const tagid = await tagId(db, normalizeTag(tag));
+  await db.insertInto('doc_tags').values({ tagid, doctype, docid }).onConflict((oc) => oc.columns(['doctype', 'docid', 'tagid']).doNothing()).execute();
+}
+
+/** Removes a tag from a document; true when it was there. */
+export async function removeTag(db: Kysely<Database>, doctype: TagDoctype, docid: number, tag: string): Promise<boolean> {
+  const row = await db.selectFrom('tags').select('tagid').where('tag', '=', normalizeTag(tag)).executeTakeFirst();
+  if (!row) return false;
+  const r = await db.deleteFrom('doc_tags').where('doctype', '=', doctype).where('docid', '=', docid).where('tagid', '=', row.tagid).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** A document's tags, alphabetically. */
+export async function tagsOf(db: Kysely<Database>, doctype: TagDoctype, docid: number): Promise<string[]> {
+  return (await tagsOfMany(db, doctype, [docid])).get(docid) ?? [];
+}
+
+/** Tags of many documents in one query. */
+export async function tagsOfMany(db: Kysely<Database>, doctype: TagDoctype, docids: number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (docids.length === 0) return out;
+  const rows = await db.selectFrom('doc_tags').innerJoin('tags', 'tags.tagid', 'doc_tags.tagid')
+    .select(['doc_tags.docid', 'tags.tag']).where('doc_tags.doctype', '=', doctype).where('doc_tags.docid', 'in', [...new Set(docids)])
+    .orderBy('tags.tag').execute();
+  for (const r of rows) {
+    const list = out.get(r.docid) ?? [];
+    list.push(r.tag);
+    out.set(r.docid, list);
+  }
+  return out;
+}
+
+/** Removes every tag of a deleted document. */
+export async function clearTags(db: Kysely<Database>, doctype: TagDoctype, docid: number) {
+  await db.deleteFrom('doc_tags').where('doctype', '=', doctype).where('docid', '=', docid).execute();
+}

@@ -1,0 +1,64 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import { toBool } from '../../db/helpers.js';
+import { loadImageObjects } from '../media/image-object.js';
+import { toUserSummaries } from '../users/users.queries.js';
+import type { TeamTable } from './teams.tables.js';
+
+export type TeamRow = Selectable<TeamTable>;
+
+export function findTeam(db: Kysely<Database>, teamid: number) {
+  return db.selectFrom('teams').selectAll().where('teamid', '=', teamid).executeTakeFirst();
+}
+
+/** Team summaries for a page of teams: member counts and images in two batched queries. */
+export async function toTeamSummaries(db: Kysely<Database>, config: Config, rows: TeamRow[]) {
+  const ids = rows.map((r) => r.teamid);
+  const [counts, images] = await Promise.all([
+    ids.length
+      ? db.selectFrom('team_members').select((eb) => ['teamid', eb.fn.countAll<number>().as('n'), eb.fn.max('join_date').as('newest')]).where('teamid', 'in', ids).groupBy('teamid').execute()
+      : Promise.resolve([]),
+    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+  ]);
+  const byTeam = new Map(counts.map((c) => [c.teamid, c]));
+  return rows.map((r) => ({
+    teamid: r.teamid,
+    image: r.imageid ? images.get(r.imageid) ?? null : null,
+    name: r.name,
+    description: r.description,
+    owner: r.owner,
+    location: r.location,
+    latitude: r.latitude,
+    longitude: r.longitude,
+    reputation: r.reputation,
+    member_count: Number(byTeam.get(r.teamid)?.n ?? 0),
+    new_member_since: byTeam.get(r.teamid)?.newest == null ? null : Number(byTeam.get(r.teamid)!.newest),
+  }));
+}
+
+/** The team's members as user summaries with a `lead` flag, ordered by userid. */
+export async function teamMembers(db: Kysely<Database>, config: Config, teamid: number) {
+  const rows = await db.selectFrom('team_members').innerJoin('users', 'users.userid', 'team_members.userid')
+    .selectAll('users').select('team_members.is_lead')
+    .where('team_members.teamid', '=', teamid).orderBy('users.userid').execute();
+  const summaries = await toUserSummaries(db, config, rows);
+  return summaries.map((s, i) => ({ ...s, lead: toBool(rows[i].is_lead) }));
+}
+
+/** A team's owner or one of the members it marks as leads. */
+export async function isTeamLead(db: Kysely<Database>, userid: number, teamid: number): Promise<boolean> {
+  const team = await db.selectFrom('teams').select('owner').where('teamid', '=', teamid).executeTakeFirst();
+  if (!team) return false;
+  if (team.owner === userid) return true;
+  const m = await db.selectFrom('team_members').select('is_lead').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst();
+  return toBool(m?.is_lead);
+}
+
+/** Teams the user owns or leads. */
+export async function ledTeamIds(db: Kysely<Database>, userid: number): Promise<number[]> {
+  const rows = await db.selectFrom('teams').select('teamid').where('owner', '=', userid)
+    .union(db.selectFrom('team_members').select('teamid').where('userid', '=', userid).where('is_lead', '=', 1))
+    .execute();
+  return [...new Set(rows.map((r) => r.teamid))].sort((a, b) => a - b);
+}

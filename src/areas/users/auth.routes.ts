@@ -1,0 +1,150 @@
+// Tokens, registration and password resets (the specification's Authentication part).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorResponses, Empty, Id } from '../../http/schemas.js';
+import { forbidden, HttpError, invalidField, missingField, notFound, unauthorized } from '../../http/errors.js';
+import { hashToken, hashPassword, verifyPassword } from '../../http/passwords.js';
+import { isAdmin, requireUser } from '../../http/auth.js';
+import { Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
+import { findUser, findUserByLogin } from './users.queries.js';
+import { userSelfRecord } from './users.records.js';
+import { createUser, issueToken, startPasswordReset } from './users.service.js';
+
+const TAG = ['Authentication'];
+
+export async function authRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+  const limited = { max: config.loginRateLimit, timeWindow: 60_000 };
+  // Verified against when there is no such account, so timing tells nothing either.
+  const dummyHash = await hashPassword('no such account', config.passwordHashCost);
+
+  /** `X-App-Id` must name a configured app, when any are configured. */
+  function checkAppId(request: FastifyRequest) {
+    if (config.appIds.length === 0) return;
+    const id = request.headers['x-app-id'];
+    if (typeof id !== 'string' || !config.appIds.includes(id)) throw new HttpError(401, 'invalid_app_id', 'A valid X-App-Id header is required.');
+  }
+
+  async function withToken(userid: number, impersonatedBy: number | null = null) {
+    const row = await findUser(db, userid);
+    if (!row) throw notFound('User');
+    const { token, expires } = await issueToken(db, config, clock, userid, impersonatedBy);
+    return { ...(await userSelfRecord(db, config, row)), authToken: token, token_expires: expires };
+  }
+
+  app.post('/user/token', {
+    config: { auth: 'none', rateLimit: limited },
+    schema: {
+      tags: TAG,
+      summary: 'Log in: create a token from credentials',
+      description: 'Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one. Wrong credentials answer 401 without saying which was wrong. Rate limited per client address (429 with Retry-After).',
+      body: Type.Object({
+        email: Type.Optional(Type.String({ maxLength: 254 })),
+        login: Type.Optional(Type.String({ maxLength: 254 })),
+        password: Type.String({ maxLength: 200 }),
+      }),
+      response: { 201: UserWithToken, ...errorResponses(401, 403, 422, 429) },
+    },
+  }, async (request, reply) => {
+    checkAppId(request);
+    const login = request.body.email ?? request.body.login;
+    if (!login) throw missingField('email');
+    const user = await findUserByLogin(db, login);
+    const ok = await verifyPassword(request.body.password, user?.password_hash ?? dummyHash);
+    if (!user || !ok) throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+    if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
+    return reply.status(201).send(await withToken(user.userid));
+  });
+
+  app.delete('/user/token', {
+    config: { auth: 'user' },
+    schema: { tags: TAG, summary: 'Log out: revoke the token in use', response: { 204: Empty, ...errorResponses(401) } },
+  }, async (request, reply) => {
+    const user = requireUser(request);
+    await db.updateTable('tokens').set({ revoked_date: clock.now() }).where('token_hash', '=', user.tokenHash).execute();
+    return reply.status(204).send(null);
+  });
+
+  app.post('/user/token/impersonate', {
+    config: { auth: 'admin' },
+    schema: {
+      tags: TAG,
+      summary: 'Create a token for another user without a password',
+      body: Type.Object({ userid: Id() }),
+      response: { 201: UserWithToken, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    const admin = requireUser(request);
+    return reply.status(201).send(await withToken(request.body.userid, admin.userid));
+  });
+
+  app.post('/users', {
+    config: { auth: 'none', rateLimit: limited },
+    schema: {
+      tags: TAG,
+      summary: 'Register a new account',
+      description: 'With public registration off, only an Admin may call it. Sends `X-App-Id` where the site requires one. Answers the new user with a token for them. A duplicate e-mail or unique username is a 422 naming the field (code `duplicate`).',
+      body: Type.Object({
+        email: Email,
+        password: Password,
+        username: Type.String({ minLength: 1, maxLength: 100 }),
+        unique_username: Type.Optional(UniqueUsername),
+      }),
+      response: { 201: UserWithToken, ...errorResponses(401, 403, 422, 429) },
+    },
+  }, async (request, reply) => {
+    checkAppId(request);
+    if (!config.publicRegistration && !isAdmin(request.user)) {
+      throw request.user ? forbidden('Registration is closed; only an Admin may create accounts.') : unauthorized('Registration is closed; log in as an Admin.');
+    }
+    const { email, password, username, unique_username } = request.body;
+    if (!username.trim()) throw invalidField('username', 'username must not be blank.');
+    const userid = await db.transaction().execute((trx) =>
+      createUser(trx, config, clock, { email, password, username: username.trim(), unique_username, created_by: request.user?.userid ?? null }));
+    return reply.status(201).send(await withToken(userid));
+  });
+
+  const ResetAnswer = Type.Object({ message: Type.String() });
+  app.post('/users/reset_password', {
+    config: { auth: 'none', rateLimit: limited },
+    schema: {
+      tags: TAG,
+      summary: 'Request a password reset e-mail',
+      description: 'Always answers 200 with the same body, whether or not an account exists. When one does, a single-use token valid for an hour is mailed to it; complete the reset with `POST /users/reset_password/complete`.',
+      body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) }),
+      response: { 200: ResetAnswer, ...errorResponses(422, 429) },
+    },
+  }, async (request) => {
+    const user = await db.selectFrom('users').select(['userid', 'email', 'username', 'enabled']).where('email', '=', request.body.email.trim().toLowerCase()).executeTakeFirst();
+    if (user?.enabled) await db.transaction().execute((trx) => startPasswordReset(trx, config, clock, user));
+    return { message: 'If an account exists for this address, a reset link has been sent to it.' };
+  });
+
+  app.post('/users/reset_password/complete', {
+    config: { auth: 'none', rateLimit: limited },
+    schema: {
+      tags: TAG,
+      summary: 'Complete a password reset (extension)',
+      description: 'Extension: takes the token from the reset e-mail and a new password. The token works once and for an hour; every existing token of the account is revoked. Answers the user with a new auth token.',
+      body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), password: Password }),
+      response: { 200: UserWithToken, ...errorResponses(422, 429) },
+    },
+  }, async (request) => {
+    const now = clock.now();
+    const hash = hashToken(request.body.token);
+    const password_hash = await hashPassword(request.body.password, config.passwordHashCost);
+    const userid = await db.transaction().execute(async (trx) => {
+      // Marking it used in the same statement that checks it makes the token single-use under races.
+      const used = await trx.updateTable('password_resets').set({ used_date: now })
+        .where('token_hash', '=', hash).where('used_date', 'is', null).where('expires_date', '>', now)
+        .returning('userid').executeTakeFirst();
+      if (!used) throw invalidField('token', 'The reset token is invalid, used or expired.');
+      await trx.updateTable('users').set({ password_hash }).where('userid', '=', used.userid).execute();
+      await trx.updateTable('tokens').set({ revoked_date: now }).where('userid', '=', used.userid).where('revoked_date', 'is', null).execute();
+      return used.userid;
+    });
+    return withToken(userid);
+  });
+}

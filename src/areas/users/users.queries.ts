@@ -1,0 +1,75 @@
+// Queries of the users area: plain functions taking the database (or a transaction) first.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import { toBool } from '../../db/helpers.js';
+import { parsePrivileges } from '../../http/auth.js';
+import { loadImageObjects } from '../media/image-object.js';
+import type { UserTable } from './users.tables.js';
+import type { UserSummary } from './users.schemas.js';
+
+export type UserRow = Selectable<UserTable>;
+
+export const userUrl = (config: Config, userid: number) => `${config.publicUrl}/api/2.0/users/${userid}`;
+
+export function findUser(db: Kysely<Database>, userid: number) {
+  return db.selectFrom('users').selectAll().where('userid', '=', userid).executeTakeFirst();
+}
+
+/** By e-mail or unique username (never the display name, which is not unique). */
+export function findUserByLogin(db: Kysely<Database>, login: string) {
+  const l = login.trim().toLowerCase();
+  return db.selectFrom('users').selectAll().where((eb) => eb.or([eb('email', '=', l), eb('unique_username', '=', l)])).executeTakeFirst();
+}
+
+/** teamids per user, for a page of users in one query. */
+export async function teamIdsByUser(db: Kysely<Database>, userids: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (userids.length === 0) return out;
+  const rows = await db.selectFrom('team_members').select(['userid', 'teamid']).where('userid', 'in', [...new Set(userids)]).orderBy('teamid').execute();
+  for (const r of rows) {
+    const list = out.get(r.userid) ?? [];
+    list.push(r.teamid);
+    out.set(r.userid, list);
+  }
+  return out;
+}
+
+export interface SummaryExtras {
+  enabled: boolean;
+  banned: number;
+}
+
+/** User summaries for rows already read: two batched queries for the whole page. */
+export async function toUserSummaries(db: Kysely<Database>, config: Config, rows: UserRow[]): Promise<Array<UserSummary & SummaryExtras>> {
+  const [teams, images] = await Promise.all([
+    teamIdsByUser(db, rows.map((r) => r.userid)),
+    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+  ]);
+  return rows.map((r) => ({
+    userid: r.userid,
+    username: r.username,
+    unique_username: r.unique_username,
+    join_date: r.join_date,
+    image: r.imageid ? images.get(r.imageid) ?? null : null,
+    reputation: r.reputation,
+    url: userUrl(config, r.userid),
+    teams: teams.get(r.userid) ?? [],
+    privileges: parsePrivileges(r.privileges),
+    enabled: toBool(r.enabled),
+    banned: r.banned,
+  }));
+}
+
+/** Summaries by id, for records that embed users (authors, signers...). */
+export async function loadUserSummaries(db: Kysely<Database>, config: Config, userids: Array<number | null | undefined>): Promise<Map<number, UserSummary & SummaryExtras>> {
+  const ids = [...new Set(userids.filter((x): x is number => typeof x === 'number'))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('userid', 'in', ids).execute();
+  const summaries = await toUserSummaries(db, config, rows);
+  return new Map(summaries.map((s) => [s.userid, s]));
+}
+
+export async function userSummary(db: Kysely<Database>, config: Config, row: UserRow) {
+  return (await toUserSummaries(db, config, [row]))[0];
+}

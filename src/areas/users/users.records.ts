@@ -1,0 +1,23 @@
+// Building the user records that are more than a summary.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import { badgeCounts } from './badges.js';
+import { userSummary, userUrl, type UserRow } from './users.queries.js';
+
+export async function userDetailRecord(db: Kysely<Database>, config: Config, row: UserRow) {
+  const [summary, badge_counts] = await Promise.all([userSummary(db, config, row), badgeCounts(db, row.userid)]);
+  return { ...summary, badge_counts, location: row.location, about: row.about };
+}
+
+export async function userSelfRecord(db: Kysely<Database>, config: Config, row: UserRow) {
+  const detail = await userDetailRecord(db, config, row);
+  const base = userUrl(config, row.userid);
+  return {
+    ...detail,
+    email: row.email,
+    sso_userid: row.sso_userid,
+    employee_id: row.employee_id,
+    links: { self: base, guides: `${base}/guides`, completions: `${base}/completions`, favorites: `${base}/favorites/guides` },
+  };
+}

@@ -1,0 +1,92 @@
+// Tables of the wikis area. The minimal `wikis` table is declared in
+// db/foundation.tables.ts; its columns added by this area's migration are merged
+// into that interface here.
+import type { Generated } from 'kysely';
+
+declare module '../../db/foundation.tables.js' {
+  interface WikiTable {
+    /** The source language; translations live in wiki_translations. */
+    langid: Generated<string>;
+    /** '' when the wiki has none (the title is shown). */
+    display_title: Generated<string>;
+    summary: Generated<string>;
+    contents_raw: Generated<string>;
+    /** CATEGORY: how to identify the device, wiki syntax. */
+    identification_raw: Generated<string>;
+    imageid: number | null;
+    table_of_contents: Generated<number>;
+    /** Current revision of the source language; 0 for a bare row another area inserted. */
+    revisionid: Generated<number>;
+    /** CATEGORY: the parent's wikiid. */
+    parentid: number | null;
+    stub: Generated<number>;
+    /** ITEM: part | tool. */
+    item_type: string | null;
+    /** ITEM: JSON array of suppliers. */
+    suppliers: Generated<string>;
+    userid: number | null;
+    created_date: Generated<number>;
+    modified_date: Generated<number>;
+  }
+}
+
+export interface WikiTranslationTable {
+  wikiid: number;
+  langid: string;
+  display_title: string;
+  summary: string;
+  contents_raw: string;
+  identification_raw: string;
+  revisionid: number;
+  userid: number | null;
+  created_date: number;
+  modified_date: number;
+}
+
+export interface WikiRevisionTable {
+  revisionid: Generated<number>;
+  wikiid: number;
+  langid: string;
+  display_title: string;
+  summary: string;
+  contents_raw: string;
+  identification_raw: string;
+  /** JSON of the language-independent fields at that revision (source language only). */
+  fields: string;
+  /** create | edit | revert | translate | parent */
+  action: string;
+  userid: number | null;
+  date: number;
+}
+
+export interface WikiReleaseTable {
+  releaseid: Generated<number>;
+  wikiid: number;
+  langid: string;
+  revisionid: number;
+  userid: number | null;
+  /** released | removed */
+  status: string;
+  title: string;
+  notes: string;
+  /** major | minor */
+  type: string;
+  version: string | null;
+  init_date: number;
+  release_date: number | null;
+}
+
+export interface TranslationCacheTable {
+  source_lang: string;
+  target_lang: string;
+  source_text: string;
+  translated_text: string;
+  created_date: number;
+}
+
+export interface WikisTables {
+  wiki_translations: WikiTranslationTable;
+  wiki_revisions: WikiRevisionTable;
+  wiki_releases: WikiReleaseTable;
+  translation_cache: TranslationCacheTable;
+}

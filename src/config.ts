@@ -1,0 +1,119 @@
+// Every setting of the server, read from the environment once, typed, with defaults.
+// The README's configuration table lists the same names; keep the two in step.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://...` */
+  databaseUrl: string;
+  /** App ids accepted in `X-App-Id` on register and login; empty: none required. */
+  appIds: string[];
+  publicRegistration: boolean;
+  /** Lifetime of an auth token, in seconds. */
+  tokenTtl: number;
+  /** Allowed CORS origins; `*` (the default) allows any. */
+  corsOrigins: string[] | '*';
+  logLevel: string;
+  seedDemo: boolean;
+  /** Base of every absolute URL in records, without a trailing slash. */
+  publicUrl: string;
+  /** Site languages; the first is the default. */
+  languages: string[];
+  /** Login, register and reset attempts per minute per client address. */
+  loginRateLimit: number;
+  adminEmail: string;
+  /** Empty: generated and printed at the first start. */
+  adminPassword: string;
+  /** scrypt cost as log2(N); lower only in tests. */
+  passwordHashCost: number;
+  /** `log` (default) writes outgoing mail to the log; `smtp://...` sends it. */
+  mailTransport: string;
+  mailFrom: string;
+  /** Largest JSON body accepted, in bytes. */
+  bodyLimit: number;
+  /** How often the job worker polls for due work, in milliseconds; 0 disables the worker. */
+  jobPollMs: number;
+  /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
+  jobLeaseSeconds: number;
+  /** Guide types the site accepts. */
+  guideTypes: string[];
+  /** Largest media upload of any kind (the body limit of POST /user/media/uploads), in bytes. */
+  mediaMaxBytes: number;
+  /** Largest image upload, in bytes (never more than mediaMaxBytes). */
+  mediaMaxImageBytes: number;
+  /** Largest document (PDF) upload, in bytes (never more than mediaMaxBytes). */
+  mediaMaxDocumentBytes: number;
+  /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
+  ffmpegPath: string;
+  ffprobePath: string;
+  /** A LibreTranslate server for machine translation of display titles; empty: none (texts stay as they are). */
+  libreTranslateUrl: string;
+  libreTranslateApiKey: string;
+}
+
+const DEFAULT_GUIDE_TYPES = [
+  'replacement', 'installation', 'repair', 'disassembly', 'teardown', 'technique', 'maintenance',
+  'how-to', 'troubleshooting', 'project',
+];
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function int(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int('PORT', env.PORT, 3000);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const cors = list(env.CORS_ORIGINS);
+  const languages = list(env.LANGUAGES);
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
+    appIds: list(env.APP_IDS),
+    publicRegistration: bool(env.PUBLIC_REGISTRATION, false),
+    tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
+    corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
+    logLevel: env.LOG_LEVEL || 'info',
+    seedDemo: bool(env.SEED_DEMO, true),
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    languages: languages.length ? languages : ['en'],
+    loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
+    adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
+    adminPassword: env.ADMIN_PASSWORD || '',
+    passwordHashCost: int('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, 15),
+    mailTransport: env.MAIL_TRANSPORT || 'log',
+    mailFrom: env.MAIL_FROM || 'Content Platform <no-reply@localhost>',
+    bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
+    jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
+    guideTypes: list(env.GUIDE_TYPES).length ? list(env.GUIDE_TYPES) : DEFAULT_GUIDE_TYPES,
+    mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
+    mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
+    mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
+    ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
+    ffprobePath: env.FFPROBE_PATH || 'ffprobe',
+    libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
+    libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
+  };
+}
+
+/** A password for the demo accounts when ADMIN_PASSWORD is not set. */
+export function generatePassword(): string {
+  return randomBytes(12).toString('base64url');
+}

@@ -1,0 +1,86 @@
+// One Kysely instance, its dialect chosen by DATABASE_URL. Areas never look at the
+// dialect: the differences live in this folder (see helpers.ts).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDialectConfig } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** For SQLite, the file (or `:memory:`); for PostgreSQL, the URL. */
+  location: string;
+  destroy(): Promise<void>;
+  /** Receives every query's timing (metrics); one listener at a time. */
+  setQueryListener?(fn: ((event: LogEvent) => void) | null): void;
+}
+
+export interface DatabaseOptions {
+  /** Called with every query's duration, for metrics. */
+  onQuery?: (event: LogEvent) => void;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+// PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
+// timestamps all fit in a double, so read them as numbers.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+
+export function dialectOf(url: string): Dialect {
+  return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
+}
+
+export function sqlitePath(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
+}
+
+/**
+ * Transactions on SQLite start with BEGIN IMMEDIATE: they take the write lock up front,
+ * waiting (busy_timeout) while another process holds it. A deferred BEGIN would read
+ * first and then fail at its first write with SQLITE_BUSY(_SNAPSHOT), without waiting,
+ * when another process wrote in between: a 500 for a client under concurrent writes.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
+  let listener = options.onQuery ?? null;
+  const log = (event: LogEvent) => listener?.(event);
+  const setQueryListener = (fn: ((event: LogEvent) => void) | null) => { listener = fn; };
+  if (dialectOf(url) === 'postgres') {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle client's error (the server restarting) must not crash the process.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    return { db, dialect: 'postgres', location: url, destroy: () => db.destroy(), setQueryListener };
+  }
+  const file = sqlitePath(url);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // Several server processes (or a benchmark seeding beside a server) may share a file.
+  sqlite.pragma('busy_timeout = 10000');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
+  return { db, dialect: 'sqlite', location: file, destroy: () => db.destroy(), setQueryListener };
+}

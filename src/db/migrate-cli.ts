@@ -1,0 +1,13 @@
+// `npm run migrate`: brings the configured database to the latest schema and exits.
+import { loadConfig } from '../config.js';
+import { openDatabase } from './database.js';
+import { migrateToLatest } from './migrate.js';
+
+const config = loadConfig();
+const handle = openDatabase(config.databaseUrl);
+try {
+  const ran = await migrateToLatest(handle.db);
+  console.log(ran.length ? `migrated: ${ran.join(', ')}` : 'already up to date');
+} finally {
+  await handle.destroy();
+}

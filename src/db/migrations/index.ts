@@ -1,0 +1,22 @@
+// Every migration, in order. Areas add a line for each migration file they add;
+// names start with a timestamp so that work on different areas never collides.
+import type { Migration } from 'kysely';
+import * as foundation from './2026_11_22_0000_foundation.js';
+import * as sharedContent from './2026_11_22_0100_shared_content.js';
+import * as comments from './2026_11_22_1110_comments.js';
+import * as guides from './2026_11_22_1000_guides.js';
+import * as media from './2026_11_22_1200_media.js';
+import * as search from './2026_11_22_1130_search.js';
+import * as viewHistory from './2026_11_22_1120_view_history.js';
+import * as wikis from './2026_11_22_1100_wikis.js';
+
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0000_foundation': foundation,
+  '2026_11_22_0100_shared_content': sharedContent,
+  '2026_11_22_1000_guides': guides,
+  '2026_11_22_1100_wikis': wikis,
+  '2026_11_22_1110_comments': comments,
+  '2026_11_22_1120_view_history': viewHistory,
+  '2026_11_22_1130_search': search,
+  '2026_11_22_1200_media': media,
+};

@@ -1,0 +1,13 @@
+// The database's tables, as Kysely sees them. Each area declares its own tables in
+// `<area>.tables.ts`; this interface joins them.
+import type { FoundationTables } from './foundation.tables.js';
+import type { UsersTables } from '../areas/users/users.tables.js';
+import type { TeamsTables } from '../areas/teams/teams.tables.js';
+import type { GuidesTables } from '../areas/guides/guides.tables.js';
+import type { MediaTables } from '../areas/media/media.tables.js';
+import type { WikisTables } from '../areas/wikis/wikis.tables.js';
+import type { CommentsTables } from '../areas/comments/comments.tables.js';
+import type { ViewHistoryTables } from '../areas/view-history/view-history.tables.js';
+import type { SearchTables } from '../areas/search/search.tables.js';
+
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables {}

@@ -1,0 +1,220 @@
+// Full-text search, the same on both databases: one table `search_docs` that the
+// database itself keeps in step with the indexed tables (triggers written by
+// `createSearchSource`), searched with prefix queries by `searchDocs`.
+//
+//  - SQLite: an FTS5 table `search_fts` (external content over search_docs, kept by
+//    triggers on search_docs; tokenizer unicode61 without diacritics; prefix indexes).
+//  - PostgreSQL: a generated `tsvector` column on search_docs (the 'simple'
+//    configuration: no stemming, so prefixes of any language match) with a GIN index;
+//    title words carry weight A and body words weight B.
+//
+// A row of search_docs is one indexed thing (`kind`, `docid`, `langid`: a wiki in one
+// language, a guide in one language, a user, a comment...) and names the document a
+// hit on it leads to (`target_type`, `target_id`, `target_langid`): a wiki or guide
+// leads to itself, a comment to the guide or wiki it is on. Writes by any area (or by
+// hand in SQL) are indexed in the same transaction, so they are found at once.
+//
+// The functions that write triggers are used by migrations, so what they generate is
+// frozen: change their output only by adding a new function.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { isPostgres, likeEscape, withId } from './helpers.js';
+
+/** Longest text indexed per row (PostgreSQL refuses tsvectors past 1 MB). */
+const BODY_LIMIT = 100_000;
+
+/** Creates search_docs and its full-text index. */
+export async function createSearchIndex(db: Kysely<any>): Promise<void> {
+  await withId(db, db.schema.createTable('search_docs'), 'id')
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('docid', 'integer', (c) => c.notNull())
+    .addColumn('langid', 'text', (c) => c.notNull())
+    .addColumn('namespace', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('title', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('body', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('visible', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('target_type', 'text')
+    .addColumn('target_id', 'integer')
+    .addColumn('target_langid', 'text')
+    .addUniqueConstraint('search_docs_key', ['kind', 'docid', 'langid'])
+    .execute();
+  await db.schema.createIndex('search_docs_target').on('search_docs').columns(['target_type', 'target_id', 'target_langid']).execute();
+  if (isPostgres(db)) {
+    await sql`alter table search_docs add column tsv tsvector generated always as (
+      setweight(to_tsvector('simple'::regconfig, title), 'A') || setweight(to_tsvector('simple'::regconfig, body), 'B')) stored`.execute(db);
+    await sql`create index search_docs_tsv on search_docs using gin (tsv)`.execute(db);
+    return;
+  }
+  await sql`create virtual table search_fts using fts5(title, body, content='search_docs', content_rowid='id',
+    tokenize='unicode61 remove_diacritics 2', prefix='1 2 3')`.execute(db);
+  await sql`create trigger search_docs_ai after insert on search_docs begin
+    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+  await sql`create trigger search_docs_ad after delete on search_docs begin
+    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body); end`.execute(db);
+  await sql`create trigger search_docs_au after update of title, body on search_docs begin
+    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
+    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+}
+
+export async function dropSearchIndex(db: Kysely<any>): Promise<void> {
+  if (!isPostgres(db)) await sql`drop table if exists search_fts`.execute(db);
+  await db.schema.dropTable('search_docs').ifExists().execute();
+}
+
+/**
+ * A table whose rows the database indexes by itself. Every expression is portable SQL
+ * in which `@col` stands for a column of the row being written (NEW/OLD in a trigger,
+ * the row in the back-fill); sub-selects of other tables are allowed.
+ */
+export interface SearchSource {
+  /** Names the triggers: search_<name>_... */
+  name: string;
+  table: string;
+  kind: string;
+  docid: string;
+  langid: string;
+  namespace: string;
+  title: string;
+  body: string;
+  /** 1 when the row may be found, 0 otherwise. */
+  visible: string;
+  targetType: string;
+  targetId: string;
+  targetLangid: string;
+  /** Only updates of these columns re-index the row. */
+  watch: string[];
+}
+
+const row = (expr: string, prefix: string) => expr.replace(/@(\w+)/g, `${prefix}.$1`);
+
+function values(s: SearchSource, p: string): string {
+  return [
+    `'${s.kind}'`, row(s.docid, p), row(s.langid, p), `coalesce(${row(s.namespace, p)}, '')`,
+    `substr(coalesce(${row(s.title, p)}, ''), 1, 1000)`, `substr(coalesce(${row(s.body, p)}, ''), 1, ${BODY_LIMIT})`,
+    row(s.visible, p), row(s.targetType, p), row(s.targetId, p), row(s.targetLangid, p),
+  ].join(', ');
+}
+
+const COLUMNS = 'kind, docid, langid, namespace, title, body, visible, target_type, target_id, target_langid';
+const UPSERT_SET = 'namespace = excluded.namespace, title = excluded.title, body = excluded.body, visible = excluded.visible, ' +
+  'target_type = excluded.target_type, target_id = excluded.target_id, target_langid = excluded.target_langid';
+
+function upsert(s: SearchSource, p: string): string {
+  return `insert into search_docs (${COLUMNS}) values (${values(s, p)}) on conflict (kind, docid, langid) do update set ${UPSERT_SET}`;
+}
+
+function removeOld(s: SearchSource): string {
+  return `delete from search_docs where kind = '${s.kind}' and docid = ${row(s.docid, 'OLD')} and langid = ${row(s.langid, 'OLD')}`;
+}
+
+/** Installs the triggers that index `source` and indexes its existing rows. */
+export async function createSearchSource(db: Kysely<any>, s: SearchSource): Promise<void> {
+  const watch = s.watch.join(', ');
+  if (isPostgres(db)) {
+    await sql.raw(`create or replace function search_${s.name}_sync() returns trigger language plpgsql as $fn$
+begin
+  if tg_op = 'DELETE' then
+    ${removeOld(s)};
+    return OLD;
+  end if;
+  if tg_op = 'UPDATE' then
+    if ${row(s.docid, 'OLD')} is distinct from ${row(s.docid, 'NEW')} or ${row(s.langid, 'OLD')} is distinct from ${row(s.langid, 'NEW')} then
+      ${removeOld(s)};
+    end if;
+  end if;
+  ${upsert(s, 'NEW')};
+  return NEW;
+end
+$fn$`).execute(db);
+    await sql.raw(`create trigger search_${s.name} after insert or delete or update of ${watch} on ${s.table}
+      for each row execute function search_${s.name}_sync()`).execute(db);
+  } else {
+    await sql.raw(`create trigger search_${s.name}_ai after insert on ${s.table} begin ${upsert(s, 'NEW')}; end`).execute(db);
+    await sql.raw(`create trigger search_${s.name}_au after update of ${watch} on ${s.table} begin
+      ${removeOld(s)} and (${row(s.docid, 'OLD')} is not ${row(s.docid, 'NEW')} or ${row(s.langid, 'OLD')} is not ${row(s.langid, 'NEW')});
+      ${upsert(s, 'NEW')}; end`).execute(db);
+    await sql.raw(`create trigger search_${s.name}_ad after delete on ${s.table} begin ${removeOld(s)}; end`).execute(db);
+  }
+  // Rows written before the triggers existed.
+  await sql.raw(`insert into search_docs (${COLUMNS}) select ${values(s, 'src')} from ${s.table} src where true
+    on conflict (kind, docid, langid) do update set ${UPSERT_SET}`).execute(db);
+}
+
+/** Removes the triggers of a source (its rows in search_docs stay until re-indexed or deleted). */
+export async function dropSearchSource(db: Kysely<any>, s: Pick<SearchSource, 'name' | 'table'>): Promise<void> {
+  if (isPostgres(db)) {
+    await sql.raw(`drop trigger if exists search_${s.name} on ${s.table}`).execute(db);
+    await sql.raw(`drop function if exists search_${s.name}_sync()`).execute(db);
+    return;
+  }
+  for (const suffix of ['ai', 'au', 'ad']) await sql.raw(`drop trigger if exists search_${s.name}_${suffix}`).execute(db);
+}
+
+// ---------------------------------------------------------------------------- queries
+
+/** The words of a query, lower-cased: letters and digits, at most 8 of them. */
+export function searchTokens(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
+}
+
+export interface SearchFilter {
+  /** Which target documents: a type, optionally limited to namespaces (wikis). */
+  targets: Array<{ type: string; namespaces?: string[] }>;
+  /** Only these target languages; undefined: any. */
+  langids?: string[];
+}
+
+export interface SearchHit {
+  type: string;
+  id: number;
+  langid: string;
+  /** 0: the title starts with the query; 1: every word prefixes a title word; 2: elsewhere. */
+  tier: number;
+}
+
+/**
+ * Documents matching every word of `text` as a prefix, best first: titles that start
+ * with the query, then titles containing every word, then the rest (body, comments);
+ * within a tier by relevance, then shorter titles. One hit per target document, and
+ * only targets that are themselves indexed and visible.
+ */
+export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }): Promise<SearchHit[]> {
+  const tokens = searchTokens(text);
+  if (tokens.length === 0 || filter.targets.length === 0) return [];
+  const like = likeEscape(text.trim().toLowerCase()) + '%';
+  const types = [...new Set(filter.targets.map((t) => t.type))];
+  const targetFilter = sql.join(filter.targets.map((t) => t.namespaces
+    ? sql`(t.kind = ${t.type} and t.namespace in (${sql.join(t.namespaces)}))`
+    : sql`t.kind = ${t.type}`), sql` or `);
+  const langFilter: RawBuilder<unknown> = filter.langids ? sql`and d.target_langid in (${sql.join(filter.langids)})` : sql``;
+
+  let hits: RawBuilder<unknown>;
+  if (isPostgres(db)) {
+    const query = tokens.map((t) => `${t}:*`).join(' & ');
+    const titleQuery = tokens.map((t) => `${t}:*A`).join(' & ');
+    hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
+        min(case when lower(d.title) like ${like} escape '\\' then 0
+                 when d.tsv @@ to_tsquery('simple', ${titleQuery}) then 1 else 2 end) as tier,
+        -max(ts_rank(d.tsv, to_tsquery('simple', ${query}))) as score
+      from search_docs d
+      where d.tsv @@ to_tsquery('simple', ${query}) and d.target_type in (${sql.join(types)}) ${langFilter}
+      group by d.target_type, d.target_id, d.target_langid`;
+  } else {
+    const match = tokens.map((t) => `"${t}"*`).join(' ');
+    const titleMatch = `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`;
+    hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
+        min(case when lower(d.title) like ${like} escape '\\' then 0
+                 when d.id in (select rowid from search_fts where search_fts match ${titleMatch}) then 1 else 2 end) as tier,
+        min(f.score) as score
+      from (select rowid, rank as score from search_fts where search_fts match ${match} and rank match 'bm25(10.0, 1.0)') f
+      join search_docs d on d.id = f.rowid
+      where d.target_type in (${sql.join(types)}) ${langFilter}
+      group by d.target_type, d.target_id, d.target_langid`;
+  }
+  const rows = await sql<SearchHit>`with hits as (${hits})
+    select h.type, h.id, h.langid, h.tier from hits h
+    join search_docs t on t.kind = h.type and t.docid = h.id and t.langid = h.langid and t.visible = 1
+    where ${targetFilter}
+    order by h.tier, h.score, length(t.title), t.title, h.id
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  return rows.rows.map((r) => ({ type: r.type, id: Number(r.id), langid: r.langid, tier: Number(r.tier) }));
+}

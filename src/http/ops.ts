@@ -1,0 +1,51 @@
+// For operators, outside /api/2.0: liveness, readiness and Prometheus metrics.
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseHandle } from '../db/database.js';
+import { isMigrated } from '../db/migrate.js';
+
+export function registerOps(app: FastifyInstance, handle: DatabaseHandle) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const errors = new Counter({ name: 'http_errors_total', help: 'Responses with status >= 400', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const queries = new Histogram({
+    name: 'db_query_duration_seconds',
+    help: 'Database query latency',
+    labelNames: ['kind'],
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
+    registers: [registry],
+  });
+  handle.setQueryListener?.((event) => {
+    const kind = event.query.sql.trimStart().slice(0, 6).toLowerCase();
+    queries.observe({ kind: event.level === 'error' ? 'error' : kind }, event.queryDurationMillis / 1000);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) };
+    requests.observe(labels, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 400) errors.inc(labels);
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(handle.db as Kysely<any>);
+      if (!(await isMigrated(handle.db))) return reply.status(503).send({ status: 'migrations pending' });
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ status: 'database unreachable' });
+    }
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+}

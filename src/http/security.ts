@@ -1,0 +1,46 @@
+// Security headers on every response (helmet). API responses are JSON that no browser
+// should render or frame: a CSP that allows nothing. The reference page at /api/2.0/docs
+// sets its own CSP (scripts and styles from this server only; see openapi.ts). CORS is
+// unaffected: Cross-Origin-Resource-Policy is cross-origin so browser clients on other
+// origins can read responses that CORS allows.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet, { type HelmetOptions } from 'helmet';
+
+export const API_CSP_DIRECTIVES = {
+  defaultSrc: ["'none'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+};
+
+export const helmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
+  crossOriginResourcePolicy: { policy: 'cross-origin' as const },
+  crossOriginEmbedderPolicy: false,
+  // Referrer-Policy no-referrer, X-Content-Type-Options nosniff, X-Frame-Options, HSTS
+  // and the rest: helmet's defaults.
+};
+
+const applyHelmet = helmet(helmetOptions as HelmetOptions);
+
+/** The same headers, for responses written outside the request lifecycle (router errors). */
+export function applySecurityHeaders(req: IncomingMessage, res: ServerResponse) {
+  applyHelmet(req, res, () => {});
+}
+
+/**
+ * The reference page's CSP, from the one @fastify/swagger-ui builds: no
+ * `upgrade-insecure-requests` (it breaks the page on a plain-HTTP deployment that is not
+ * localhost), nothing from other hosts, and inline styles allowed (Swagger UI injects
+ * <style> elements at run time; scripts stay 'self' only). Checked in a real browser by
+ * test/reliability/browser.test.ts.
+ */
+export function docsCsp(header: string): string {
+  return header
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d && d !== 'upgrade-insecure-requests')
+    .map((d) => d.replace(/\s+(https:|validator\.swagger\.io)(?=\s|$)/g, ''))
+    .map((d) => (d.startsWith('style-src ') ? `style-src 'self' 'unsafe-inline'` : d))
+    .join('; ');
+}

@@ -1,0 +1,390 @@
+// Inline wiki syntax -> inline nodes (text with marks, hard_break, image, video,
+// internal_link). Two passes: a tokenizer (escapes, delimiter runs, code spans, [tags])
+// and a resolver that walks the tokens with the set of active marks. Delimiters toggle
+// a mark in that set, so overlapping marks (`'''a ''b''' c''`) need no nesting rules;
+// a delimiter opens a mark only when a closing delimiter follows later in the block.
+//
+// Everything here is linear in the input (bracket matching is one pass with a stack and
+// a tag is at most MAX_TAG characters), so hostile input cannot make it slow.
+import type { DocMark, DocNode, ToggleMark } from './types.js';
+import { IMAGE_ALIGNS, IMAGE_SIZES, MARK_ORDER } from './types.js';
+import { safeHref } from './urls.js';
+
+/** Characters a backslash escapes; a backslash before anything else is a backslash. */
+export const ESCAPABLE = new Set(["'", '+', ',', '^', '~', '`', '[', ']', '|', '*', '#', '=']);
+/** Characters whose doubled runs are delimiters. */
+export const DELIM_CHARS = new Set(["'", '+', ',', '^', '~']);
+const CHAR_MARK: Record<string, ToggleMark> = { '+': 'underline', ',': 'subscript', '^': 'superscript', '~': 'strikethrough' };
+const MAX_TAG = 4000;
+
+type Token =
+  | { t: 'text'; v: string }
+  | { t: 'delim'; ch: string; n: number }
+  | { t: 'code'; v: string }
+  | { t: 'br' }
+  | { t: 'node'; node: DocNode }
+  | { t: 'linkOpen'; mark: DocMark }
+  | { t: 'linkClose' };
+
+/**
+ * A run of backslashes at `i`. Before an escapable character, half of them (rounded
+ * down) are literal and an odd one makes that character literal; before anything else
+ * every backslash is literal.
+ */
+export function backslashRun(s: string, i: number, isEsc: (c: string) => boolean, endEscapable = false): { text: string; next: number; escaped: boolean } {
+  let n = 0;
+  while (s[i + n] === '\\') n++;
+  const d = s[i + n];
+  if (d === undefined && endEscapable) return { text: '\\'.repeat(n >> 1), next: i + n, escaped: false };
+  if (d !== undefined && isEsc(d)) {
+    const odd = n % 2 === 1;
+    return { text: '\\'.repeat(n >> 1) + (odd ? d : ''), next: i + n + (odd ? 1 : 0), escaped: odd };
+  }
+  return { text: '\\'.repeat(n), next: i + n, escaped: false };
+}
+
+const isEscapable = (c: string) => ESCAPABLE.has(c);
+
+/**
+ * Removes the backslash escapes of a tag argument. An argument is always followed by
+ * `|` or `]`, so a backslash run at its end is read as one before an escapable character.
+ */
+export function unescapePart(raw: string): string {
+  let out = '';
+  let i = 0;
+  while (i < raw.length) {
+    if (raw[i] === '\\') {
+      const r = backslashRun(raw, i, isEscapable, true);
+      out += r.text;
+      i = r.next;
+    } else out += raw[i++];
+  }
+  return out;
+}
+
+/** Index of the closing `` of a code span whose content starts at j, or -1 (none on this line). */
+export function findCodeEnd(s: string, j: number): number {
+  while (j < s.length) {
+    const c = s[j];
+    if (c === '\n') return -1;
+    if (c === '\\') {
+      let n = 0;
+      while (s[j + n] === '\\') n++;
+      j += n + (n % 2 === 1 && s[j + n] === '`' ? 1 : 0);
+      continue;
+    }
+    if (c === '`' && s[j + 1] === '`') return j;
+    j++;
+  }
+  return -1;
+}
+
+function decodeCode(raw: string): string {
+  let out = '';
+  let i = 0;
+  while (i < raw.length) {
+    if (raw[i] === '\\') {
+      const r = backslashRun(raw, i, (c) => c === '`', true);
+      out += r.text;
+      i = r.next;
+    } else out += raw[i++];
+  }
+  return out;
+}
+
+/** Skips an escape or a code span at i; returns the next index, or -1 when s[i] is neither. */
+function skipOpaque(s: string, i: number): number {
+  const c = s[i];
+  if (c === '\\') {
+    let n = 0;
+    while (s[i + n] === '\\') n++;
+    return i + n + (n % 2 === 1 && s[i + n] !== undefined && ESCAPABLE.has(s[i + n]) ? 1 : 0);
+  }
+  if (c === '`' && s[i + 1] === '`') {
+    const e = findCodeEnd(s, i + 2);
+    return e >= 0 ? e + 2 : i + 2;
+  }
+  return -1;
+}
+
+/** For every `[`, the index of its matching `]` on the same line (or -1): one pass. */
+function matchBrackets(s: string): Int32Array {
+  const match = new Int32Array(s.length).fill(-1);
+  const stack: number[] = [];
+  let i = 0;
+  while (i < s.length) {
+    const skip = skipOpaque(s, i);
+    if (skip >= 0) {
+      i = skip;
+      continue;
+    }
+    const c = s[i];
+    if (c === '\n') stack.length = 0;
+    else if (c === '[') stack.push(i);
+    else if (c === ']') {
+      const o = stack.pop();
+      if (o !== undefined) match[o] = i;
+    }
+    i++;
+  }
+  return match;
+}
+
+/**
+ * The raw arguments of the tag opening at `start` (split at top-level `|`), or null.
+ * The first argument (the tag name or URL) may not contain a `[`.
+ */
+function tagParts(s: string, start: number, end: number, inLink: boolean): string[] | null {
+  if (end < 0 || end - start > MAX_TAG) return null;
+  const parts: string[] = [];
+  let from = start + 1;
+  let depth = 0;
+  let i = start + 1;
+  // The name is checked as soon as it ends, so that text in brackets costs nothing more.
+  const nameOk = (raw: string) => {
+    const name = unescapePart(raw).trim();
+    return inLink ? name.toLowerCase() === 'br' : TAG_NAMES.has(name.toLowerCase()) || safeHref(name) !== null;
+  };
+  while (i < end) {
+    const skip = skipOpaque(s, i);
+    if (skip >= 0) {
+      i = skip;
+      continue;
+    }
+    const c = s[i];
+    if (c === '[') {
+      if (parts.length === 0) return null;
+      depth++;
+    } else if (c === ']') depth--;
+    else if (c === '|' && depth === 0) {
+      if (parts.length === 0 && !nameOk(s.slice(from, i))) return null;
+      parts.push(s.slice(from, i));
+      from = i + 1;
+    }
+    i++;
+  }
+  if (parts.length === 0 && !nameOk(s.slice(from, end))) return null;
+  parts.push(s.slice(from, end));
+  return parts;
+}
+
+const TAG_NAMES = new Set(['br', 'image', 'video', 'guide', 'link']);
+
+const NEW_WINDOW = /^\s*new_window\s*=\s*(true|false|1|0)\s*$/i;
+
+/** Trailing `new_window=...` option of a link's arguments. */
+function linkOptions(args: string[]): { text: string[]; newWindow: boolean } {
+  const last = args[args.length - 1];
+  const m = last === undefined ? null : NEW_WINDOW.exec(last);
+  if (!m) return { text: args, newWindow: false };
+  return { text: args.slice(0, -1), newWindow: m[1] === 'true' || m[1] === '1' };
+}
+
+const idOf = (raw: string | undefined): number | null => {
+  const v = raw === undefined ? '' : unescapePart(raw).trim();
+  if (!/^\d{1,9}$/.test(v)) return null;
+  const n = Number(v);
+  return n > 0 ? n : null;
+};
+
+/** The tokens of a recognized tag, or null (the `[` is then literal text). */
+function tagTokens(parts: string[], inLink: boolean): Token[] | null {
+  const name = unescapePart(parts[0]).trim();
+  const key = name.toLowerCase();
+  if (key === 'br' && parts.length === 1) return [{ t: 'br' }];
+  if (inLink) return null;
+  const args = parts.slice(1);
+  switch (key) {
+    case 'image': {
+      const imageid = idOf(args[0]);
+      if (imageid === null) return null;
+      let size: string | null = null;
+      let align: string | null = null;
+      for (const a of args.slice(1)) {
+        const m = /^\s*(align|size)\s*=\s*([a-z0-9]+)\s*$/i.exec(unescapePart(a));
+        if (!m) continue;
+        const v = m[2].toLowerCase();
+        if (m[1].toLowerCase() === 'size' && (IMAGE_SIZES as readonly string[]).includes(v)) size = v;
+        if (m[1].toLowerCase() === 'align' && (IMAGE_ALIGNS as readonly string[]).includes(v)) align = v;
+      }
+      return [{ t: 'node', node: { type: 'image', attrs: { imageid, src: null, size, align } } }];
+    }
+    case 'video': {
+      const videoid = idOf(args[0]);
+      return videoid === null ? null : [{ t: 'node', node: { type: 'video', attrs: { videoid } } }];
+    }
+    case 'guide': {
+      const guideid = idOf(args[0]);
+      if (guideid === null) return null;
+      const { text, newWindow } = linkOptions(args.slice(1));
+      const label = unescapePart(text.join('|')).trim();
+      return [{ t: 'node', node: { type: 'internal_link', attrs: { kind: 'guide', target: String(guideid), text: label || null, new_window: newWindow } } }];
+    }
+    case 'link': {
+      if (args.length === 0) return null;
+      const href = safeHref(unescapePart(args[0]));
+      if (!href) return null;
+      const { text, newWindow } = linkOptions(args.slice(1));
+      const label = unescapePart(text.join('|')).trim();
+      return [{ t: 'node', node: { type: 'internal_link', attrs: { kind: 'link', target: href, text: label || null, new_window: newWindow } } }];
+    }
+    default: {
+      const href = safeHref(name);
+      if (!href) return null;
+      const { text, newWindow } = linkOptions(args);
+      const mark: DocMark = { type: 'link', attrs: { href, title: null, target: newWindow ? '_blank' : null } };
+      const inner: Token[] = [];
+      tokenize(text.join('|'), true, inner, true);
+      if (!inner.some((t) => t.t === 'text' || t.t === 'code')) inner.splice(0, inner.length, { t: 'text', v: href });
+      return [{ t: 'linkOpen', mark }, ...inner, { t: 'linkClose' }];
+    }
+  }
+}
+
+/** `endEscapable`: the text is a tag argument (see unescapePart). */
+function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false) {
+  const match = matchBrackets(s);
+  let buf = '';
+  const flush = () => {
+    if (buf) out.push({ t: 'text', v: buf });
+    buf = '';
+  };
+  let i = 0;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === '\\') {
+      const r = backslashRun(s, i, isEscapable, endEscapable);
+      buf += r.text;
+      i = r.next;
+    } else if (c === '\n') {
+      flush();
+      out.push({ t: 'br' });
+      i++;
+    } else if (DELIM_CHARS.has(c)) {
+      let n = 1;
+      while (s[i + n] === c) n++;
+      if (n >= 2) {
+        flush();
+        out.push({ t: 'delim', ch: c, n });
+      } else buf += c;
+      i += n;
+    } else if (c === '`' && s[i + 1] === '`') {
+      const end = findCodeEnd(s, i + 2);
+      if (end > i + 2) {
+        flush();
+        out.push({ t: 'code', v: decodeCode(s.slice(i + 2, end)) });
+        i = end + 2;
+      } else if (end === i + 2) {
+        buf += '````';
+        i += 4;
+      } else {
+        buf += '``';
+        i += 2;
+      }
+    } else if (c === '[') {
+      const parts = tagParts(s, i, match[i], inLink);
+      const tokens = parts ? tagTokens(parts, inLink) : null;
+      if (tokens) {
+        flush();
+        out.push(...tokens);
+        i = match[i] + 1;
+      } else {
+        buf += '[';
+        i++;
+      }
+    } else {
+      buf += c;
+      i++;
+    }
+  }
+  flush();
+}
+
+export function sameAttrs(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  const kb = Object.keys(b ?? {});
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => (a ?? {})[k] === (b ?? {})[k]);
+}
+
+export function sameMarks(a: DocMark[] | undefined, b: DocMark[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((m, i) => m.type === y[i].type && sameAttrs(m.attrs, y[i].attrs));
+}
+
+/** The inline nodes of a block's text (newlines are hard breaks). */
+export function parseInline(s: string): DocNode[] {
+  const tokens: Token[] = [];
+  tokenize(s, false, tokens);
+
+  // For each delimiter character, the longest run at or after each token index.
+  const later: Record<string, Int32Array> = {};
+  for (const ch of DELIM_CHARS) later[ch] = new Int32Array(tokens.length + 1);
+  for (let k = tokens.length - 1; k >= 0; k--) {
+    for (const ch of DELIM_CHARS) later[ch][k] = later[ch][k + 1];
+    const tok = tokens[k];
+    if (tok.t === 'delim' && tok.n > later[tok.ch][k]) later[tok.ch][k] = tok.n;
+  }
+
+  const active = new Set<ToggleMark>();
+  let link: DocMark | null = null;
+  const out: DocNode[] = [];
+  const marksNow = (code: boolean): DocMark[] => {
+    const m: DocMark[] = [];
+    for (const t of MARK_ORDER) {
+      if (t === 'link') {
+        if (link) m.push(link);
+      } else if (t === 'code') {
+        if (code) m.push({ type: 'code' });
+      } else if (active.has(t)) m.push({ type: t });
+    }
+    return m;
+  };
+  const pushText = (text: string, code: boolean) => {
+    if (!text) return;
+    const marks = marksNow(code);
+    const prev = out[out.length - 1];
+    if (prev && prev.type === 'text' && sameMarks(prev.marks, marks)) {
+      prev.text += text;
+      return;
+    }
+    out.push(marks.length ? { type: 'text', text, marks } : { type: 'text', text });
+  };
+
+  for (let k = 0; k < tokens.length; k++) {
+    const tok = tokens[k];
+    switch (tok.t) {
+      case 'text': pushText(tok.v, false); break;
+      case 'code': pushText(tok.v, true); break;
+      case 'br': out.push({ type: 'hard_break' }); break;
+      case 'node': out.push(tok.node); break;
+      case 'linkOpen': link = tok.mark; break;
+      case 'linkClose': link = null; break;
+      case 'delim': {
+        let n = tok.n;
+        const toggled = new Set<ToggleMark>();
+        const can = (mark: ToggleMark, need: number) => !toggled.has(mark) && (active.has(mark) || later[tok.ch][k + 1] >= need);
+        const toggle = (mark: ToggleMark, width: number) => {
+          if (active.has(mark)) active.delete(mark);
+          else active.add(mark);
+          toggled.add(mark);
+          n -= width;
+        };
+        while (n > 0) {
+          if (tok.ch === "'") {
+            if (n >= 3 && can('strong', 3)) { toggle('strong', 3); continue; }
+            if (n >= 2 && can('em', 2)) { toggle('em', 2); continue; }
+          } else {
+            const mark = CHAR_MARK[tok.ch];
+            if (n >= 2 && can(mark, 2)) { toggle(mark, 2); continue; }
+          }
+          pushText(tok.ch, false);
+          n--;
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,309 @@
+// Document tree -> wiki syntax. The output parses back to the same tree: marks become
+// delimiters around the text that carries them (the parser's marks are a set toggled by
+// delimiters, so closing and opening order does not matter), and text is escaped with a
+// backslash exactly where it would otherwise read as syntax.
+//
+// What the syntax cannot say is normalized: a list item's second paragraph joins its
+// first with [br][br], other blocks inside list items become text, empty paragraphs and
+// headings are dropped, heading levels are clamped to 2..6, ordered lists start at 1.
+import type { DocMark, DocNode, ToggleMark } from './types.js';
+import { IMAGE_ALIGNS, IMAGE_SIZES, TOGGLE_MARKS } from './types.js';
+import { DELIM_CHARS, ESCAPABLE, sameAttrs } from './inline.js';
+import { safeHref } from './urls.js';
+import { MAX_LIST_DEPTH } from './parse.js';
+
+type Piece =
+  | { k: 'text'; v: string; inLink: boolean }
+  | { k: 'raw'; v: string }
+  | { k: 'code'; v: string };
+
+const TOGGLES = Object.keys(TOGGLE_MARKS) as ToggleMark[];
+const bs = (n: number) => '\\'.repeat(n);
+
+/** Escapes a tag argument: `must` characters always, backslash runs where they would escape. */
+function escapePart(v: string, must: Set<string>): string {
+  let out = '';
+  let run = 0;
+  for (const c of v) {
+    if (c === '\\') {
+      run++;
+      continue;
+    }
+    if (must.has(c)) out += bs(2 * run + 1) + c;
+    else if (ESCAPABLE.has(c)) out += bs(2 * run) + c;
+    else out += bs(run) + c;
+    run = 0;
+  }
+  // a tag argument is always followed by `|` or `]`
+  return out + bs(2 * run);
+}
+
+const TEXT_PART = new Set(['[', ']', '|', '=', '`']);
+const URL_PART = new Set(['[', ']', '|']);
+
+function escapeCodeSpan(v: string): string {
+  let out = '';
+  let run = 0;
+  for (const c of v.replace(/\r\n?|\n/g, ' ')) {
+    if (c === '\\') {
+      run++;
+      continue;
+    }
+    out += c === '`' ? bs(2 * run + 1) + c : bs(run) + c;
+    run = 0;
+  }
+  return out + bs(2 * run);
+}
+
+/** A code block's text: `[/code]` inside it is escaped (with the backslashes before it doubled). */
+function escapeCodeBlock(v: string): string {
+  const closesAt = (i: number) => v.slice(i, i + 7).toLowerCase() === '[/code]';
+  let out = '';
+  let i = 0;
+  while (i < v.length) {
+    let n = 0;
+    while (v[i + n] === '\\') n++;
+    if (closesAt(i + n)) {
+      out += bs(2 * n + 1) + v.slice(i + n, i + n + 7);
+      i += n + 7;
+    } else if (n > 0) {
+      out += bs(n);
+      i += n;
+    } else out += v[i++];
+  }
+  return out;
+}
+
+function escapeText(v: string, prev: string, next: string, inLink: boolean, lineStart: boolean): string {
+  let out = '';
+  let run = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v[i];
+    if (c === '\\') {
+      run++;
+      continue;
+    }
+    const before = i > 0 ? v[i - 1] : prev;
+    const after = i + 1 < v.length ? v[i + 1] : next;
+    let esc = false;
+    if (c === '[') esc = true;
+    else if (DELIM_CHARS.has(c) || c === '`') esc = before === c || after === c;
+    else if (inLink && (c === ']' || c === '|' || c === '=')) esc = true;
+    else if (lineStart && i === 0 && (c === '*' || c === '#' || c === '=')) esc = true;
+    if (esc) out += bs(2 * run + 1) + c;
+    else if (ESCAPABLE.has(c)) out += bs(2 * run) + c;
+    else out += bs(run) + c;
+    run = 0;
+  }
+  return out + bs(ESCAPABLE.has(next) ? 2 * run : run);
+}
+
+function firstChar(p: Piece | undefined): string {
+  if (!p) return '';
+  return p.k === 'code' ? '`' : p.v[0] ?? '';
+}
+
+function lastChar(p: Piece): string {
+  return p.k === 'code' ? '`' : p.v[p.v.length - 1] ?? '';
+}
+
+function joinPieces(pieces: Piece[], lineStart: boolean): string {
+  const list = pieces.filter((p) => p.v !== '');
+  let out = '';
+  let prev = '';
+  list.forEach((p, i) => {
+    if (p.k === 'raw') out += p.v;
+    else if (p.k === 'code') out += '``' + escapeCodeSpan(p.v) + '``';
+    else out += escapeText(p.v, prev, firstChar(list[i + 1]), p.inLink, lineStart && i === 0);
+    prev = lastChar(p);
+  });
+  return out;
+}
+
+function imageTag(attrs: Record<string, unknown>): string {
+  const id = toId(attrs.imageid);
+  if (id === null) return '';
+  let s = `[image|${id}`;
+  if ((IMAGE_ALIGNS as readonly unknown[]).includes(attrs.align)) s += `|align=${attrs.align}`;
+  if ((IMAGE_SIZES as readonly unknown[]).includes(attrs.size)) s += `|size=${attrs.size}`;
+  return s + ']';
+}
+
+export function toId(v: unknown): number | null {
+  const n = typeof v === 'string' && /^\d{1,9}$/.test(v.trim()) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 && n < 1e9 ? n : null;
+}
+
+function internalLinkTag(attrs: Record<string, unknown>): string {
+  const text = typeof attrs.text === 'string' && attrs.text.trim() ? '|' + escapePart(attrs.text.trim(), TEXT_PART) : '';
+  const nw = attrs.new_window === true ? '|new_window=true' : '';
+  if (attrs.kind === 'guide') {
+    const id = toId(attrs.target);
+    return id === null ? (typeof attrs.text === 'string' ? attrs.text : '') : `[guide|${id}${text}${nw}]`;
+  }
+  const href = typeof attrs.target === 'string' ? safeHref(attrs.target) : null;
+  if (!href) return typeof attrs.text === 'string' ? attrs.text : '';
+  return `[link|${escapePart(href, URL_PART)}${text}${nw}]`;
+}
+
+function linkOf(node: DocNode): DocMark | undefined {
+  if (node.type !== 'text') return undefined;
+  return node.marks?.find((m) => m.type === 'link' && typeof m.attrs?.href === 'string' && safeHref(m.attrs.href) !== null);
+}
+
+/** Inline nodes -> one line of wiki syntax. */
+export function serializeInline(nodes: DocNode[], lineStart: boolean): string {
+  const pieces: Piece[] = [];
+  const active = new Set<ToggleMark>();
+  let link: DocMark | undefined;
+  const setMarks = (want: Set<ToggleMark>) => {
+    for (const m of TOGGLES) if (active.has(m) && !want.has(m)) { pieces.push({ k: 'raw', v: TOGGLE_MARKS[m].delim }); active.delete(m); }
+    for (const m of TOGGLES) if (want.has(m) && !active.has(m)) { pieces.push({ k: 'raw', v: TOGGLE_MARKS[m].delim }); active.add(m); }
+  };
+  const closeLink = () => {
+    if (link) pieces.push({ k: 'raw', v: (link.attrs?.target === '_blank' ? '|new_window=true' : '') + ']' });
+    link = undefined;
+  };
+  for (const node of nodes) {
+    if (node.type === 'text' && !node.text) continue;
+    const nodeLink = linkOf(node);
+    const want = node.type === 'text'
+      ? new Set((node.marks ?? []).map((m) => m.type).filter((t): t is ToggleMark => t in TOGGLE_MARKS))
+      : null;
+    if (link !== nodeLink && !(link && nodeLink && sameAttrs(link.attrs, nodeLink.attrs))) {
+      // marks that end with the link close inside it
+      if (link) setMarks(new Set([...active].filter((m) => want?.has(m))));
+      closeLink();
+      if (nodeLink) {
+        pieces.push({ k: 'raw', v: '[' + escapePart(String(nodeLink.attrs!.href).trim(), URL_PART) + '|' });
+        link = nodeLink;
+      }
+    }
+    if (node.type === 'text') {
+      const marks = node.marks ?? [];
+      setMarks(want!);
+      const code = marks.some((m) => m.type === 'code');
+      const segments = String(node.text).split(/\r\n?|\n/);
+      segments.forEach((seg, i) => {
+        if (i > 0) pieces.push({ k: 'raw', v: '[br]' });
+        pieces.push(code ? { k: 'code', v: seg } : { k: 'text', v: seg, inLink: link !== undefined });
+      });
+    } else if (node.type === 'hard_break') pieces.push({ k: 'raw', v: '[br]' });
+    else if (node.type === 'image') pieces.push({ k: 'raw', v: imageTag(node.attrs ?? {}) });
+    else if (node.type === 'video') {
+      const id = toId(node.attrs?.videoid);
+      if (id !== null) pieces.push({ k: 'raw', v: `[video|${id}]` });
+    } else if (node.type === 'internal_link') {
+      const tag = internalLinkTag(node.attrs ?? {});
+      pieces.push(tag.startsWith('[') ? { k: 'raw', v: tag } : { k: 'text', v: tag, inLink: false });
+    } else if (node.content) {
+      // an unknown inline container: its inline content
+      const inner = serializeInline(node.content, false);
+      if (inner) pieces.push({ k: 'raw', v: inner });
+    }
+  }
+  setMarks(new Set());
+  closeLink();
+  return joinPieces(pieces, lineStart);
+}
+
+const isList = (n: DocNode) => n.type === 'bullet_list' || n.type === 'ordered_list';
+
+/** The inline content of any block, blocks separated by two hard breaks. */
+function flattenInline(node: DocNode, out: DocNode[]) {
+  if (node.type === 'code_block') {
+    if (out.length) out.push({ type: 'hard_break' }, { type: 'hard_break' });
+    out.push({ type: 'text', text: textOf(node), marks: [{ type: 'code' }] });
+    return;
+  }
+  const kids = node.content ?? [];
+  if (kids.length === 0 || kids.every((k) => k.type === 'text' || k.type === 'hard_break' || k.type === 'image' || k.type === 'video' || k.type === 'internal_link')) {
+    if (kids.length === 0) return;
+    if (out.length) out.push({ type: 'hard_break' }, { type: 'hard_break' });
+    out.push(...kids);
+    return;
+  }
+  for (const k of kids) flattenInline(k, out);
+}
+
+function textOf(node: DocNode): string {
+  if (node.type === 'text') return node.text ?? '';
+  return (node.content ?? []).map(textOf).join('');
+}
+
+function serializeList(list: DocNode, prefix: string): string {
+  const marker = list.type === 'ordered_list' ? '#' : '*';
+  const lines: string[] = [];
+  for (const item of list.content ?? []) {
+    const inline: DocNode[] = [];
+    const nested: DocNode[] = [];
+    for (const child of item.type === 'list_item' ? item.content ?? [] : [item]) {
+      if (isList(child)) nested.push(child);
+      else flattenInline(child, inline);
+    }
+    const text = serializeInline(inline, false);
+    lines.push(prefix + marker + (text ? ' ' + text : ''));
+    const deeper = prefix.length + 1 < MAX_LIST_DEPTH;
+    for (const n of nested) {
+      if (deeper) lines.push(serializeList(n, prefix + marker));
+      else {
+        // too deep for the syntax: flattened into items at this depth
+        lines.push(serializeList(n, prefix));
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+function serializeBlock(node: DocNode): string {
+  switch (node.type) {
+    case 'paragraph':
+      return serializeInline(node.content ?? [], true);
+    case 'heading': {
+      const raw = Number(node.attrs?.level);
+      const level = Number.isInteger(raw) ? Math.min(6, Math.max(2, raw)) : 2;
+      const body = serializeInline(node.content ?? [], false).trim();
+      if (!body) return '';
+      const eq = '='.repeat(level);
+      return `${eq} ${body} ${eq}`;
+    }
+    case 'code_block':
+      return '[code]\n' + escapeCodeBlock(textOf(node)) + '\n[/code]';
+    case 'blockquote': {
+      const attr = typeof node.attrs?.attribute === 'string' && node.attrs.attribute.trim() ? '|' + escapePart(node.attrs.attribute.trim(), TEXT_PART) : '';
+      const format = typeof node.attrs?.format === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(node.attrs.format) ? `|format=${node.attrs.format}` : '';
+      return `[quote${attr}${format}]\n${serializeBlocks(node.content ?? [])}\n[/quote]`;
+    }
+    case 'bullet_list':
+    case 'ordered_list':
+      return serializeList(node, '');
+    case 'text':
+    case 'hard_break':
+    case 'image':
+    case 'video':
+    case 'internal_link':
+      return serializeInline([node], true);
+    default:
+      return serializeBlocks(node.content ?? []);
+  }
+}
+
+export function serializeBlocks(nodes: DocNode[]): string {
+  const out: string[] = [];
+  // consecutive inline nodes at block level form one paragraph
+  let run: DocNode[] = [];
+  const flush = () => {
+    if (run.length) out.push(serializeInline(run, true));
+    run = [];
+  };
+  for (const n of nodes) {
+    if (['text', 'hard_break', 'image', 'video', 'internal_link'].includes(n.type)) {
+      run.push(n);
+      continue;
+    }
+    flush();
+    out.push(serializeBlock(n));
+  }
+  flush();
+  return out.filter((s) => s !== '').join('\n\n');
+}

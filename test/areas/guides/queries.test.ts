@@ -1,0 +1,66 @@
+// Full guide reads and lists cost a fixed number of queries, whatever the number of
+// steps, lines, images or rows: never one per step, line or row.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { makeAuthor, type TestUser } from '../../helpers/factories.js';
+import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
+
+let t: TestApp;
+let author: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  author = await makeAuthor(t);
+});
+afterAll(() => t.close());
+
+async function countQueries(fn: () => Promise<unknown>): Promise<number> {
+  let n = 0;
+  t.app.dbHandle.setQueryListener!(() => { n++; });
+  try {
+    await fn();
+  } finally {
+    t.app.dbHandle.setQueryListener!(null);
+  }
+  return n;
+}
+
+async function richGuide(steps: number) {
+  const prereq = await makePublishedGuide(t, author);
+  let g = await makePublishedGuide(t, author, 0, { prerequisites: [prereq.guideid], tags: ['a', 'b'], introduction: `See [guide|${prereq.guideid}] [image|${await makeImage(t)}]` });
+  for (let i = 0; i < steps; i++) {
+    const images = [await makeImage(t), await makeImage(t)];
+    g = await addStep(t, author, g, { media: { type: 'image', data: images }, lines: [line(`a [guide|${prereq.guideid}]`), line('b', { level: 1, bullet: 'red' }), line('c', { bullet: 'icon_note' })] });
+  }
+  return g;
+}
+
+describe('query counts', () => {
+  it('GET /guides/{id}: the same number of queries for 1 step and for 12 steps', async () => {
+    const small = await richGuide(1);
+    const big = await richGuide(12);
+    const a = await countQueries(() => t.get(`/guides/${small.guideid}`));
+    const b = await countQueries(() => t.get(`/guides/${big.guideid}`));
+    expect(b).toBe(a);
+    expect(a).toBeLessThanOrEqual(16);
+    expect((await t.get(`/guides/${big.guideid}`)).json().steps).toHaveLength(12);
+  });
+
+  it('GET /guides: the same number of queries for 2 rows and for 30', async () => {
+    for (let i = 0; i < 30; i++) await makePublishedGuide(t, author);
+    const a = await countQueries(() => t.get('/guides?limit=2'));
+    const b = await countQueries(() => t.get('/guides?limit=30'));
+    expect(b).toBe(a);
+    expect(a).toBeLessThanOrEqual(5);
+  });
+
+  it('a kept revision reads with a fixed number of queries too', async () => {
+    const previous = async (guideid: number) => (await t.db.selectFrom('guide_revisions').select('revisionid').where('guideid', '=', guideid).orderBy('revisionid', 'desc').offset(1).limit(1).executeTakeFirstOrThrow()).revisionid;
+    const small = await richGuide(2);
+    const big = await richGuide(9);
+    const [rs, rb] = [await previous(small.guideid), await previous(big.guideid)];
+    const a = await countQueries(() => t.get(`/guides/${small.guideid}?revisionid=${rs}`));
+    const b = await countQueries(() => t.get(`/guides/${big.guideid}?revisionid=${rb}`));
+    expect(b).toBe(a);
+    expect((await t.get(`/guides/${big.guideid}?revisionid=${rb}`)).json().steps).toHaveLength(8);
+  });
+});

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
+
+let t: TestApp;
+let admin: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await makeAdmin(t);
+});
+afterAll(() => t.close());
+
+describe('response formats', () => {
+  it('JSON responses carry Content-Type application/json exactly, and a request id', async () => {
+    const res = await t.get('/users');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('?pretty indents the JSON', async () => {
+    const res = await t.get('/users?pretty');
+    expect(res.body).toContain('\n  {');
+    expect(JSON.parse(res.body)).toEqual(JSON.parse((await t.get('/users')).body));
+  });
+
+  it('?format=xml and Accept: application/xml answer XML on GET', async () => {
+    const a = await t.get(`/users/${admin.userid}?format=xml`);
+    expect(a.statusCode).toBe(200);
+    expect(a.headers['content-type']).toBe('application/xml');
+    expect(a.body).toMatch(/^<\?xml/);
+    expect(a.body).toContain(`<userid>${admin.userid}</userid>`);
+    const b = await t.get('/users', { headers: { accept: 'application/xml' } });
+    expect(b.headers['content-type']).toBe('application/xml');
+    expect(b.body).toContain('<item>');
+  });
+
+  it('errors have one shape, with no stack trace', async () => {
+    const res = await t.get('/users/999999');
+    expect(res.statusCode).toBe(404);
+    const body = res.json();
+    expect(body).toEqual({ error: true, message: 'User not found.', msg: 'User not found.', code: 'not_found', request_id: res.headers['x-request-id'] });
+  });
+});
+
+describe('status codes', () => {
+  it('404 for an unknown route', async () => {
+    const res = await t.get('/no/such/route');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('not_found');
+  });
+
+  it('405 with Allow for a known path with another method', async () => {
+    const res = await t.request('PUT', '/users');
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toContain('GET');
+    expect(res.headers.allow).toContain('POST');
+    expect(res.json().code).toBe('method_not_allowed');
+  });
+
+  it('400 for invalid JSON', async () => {
+    const res = await t.post('/user/token', { payload: '{"email": ', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('invalid_json');
+  });
+
+  it('422 names the field for out-of-range limit, negative offset and unknown enum values', async () => {
+    for (const [query, field, code] of [
+      ['limit=0', 'limit', 'out_of_range'],
+      ['limit=201', 'limit', 'out_of_range'],
+      ['offset=-1', 'offset', 'out_of_range'],
+      ['order=SIDEWAYS', 'order', 'invalid_value'],
+      ['limit=abc', 'limit', 'invalid_value'],
+    ]) {
+      const res = await t.get(`/users?${query}`);
+      expect(res.statusCode, query).toBe(422);
+      const body = res.json();
+      expect(body.errors[0]).toMatchObject({ field, code });
+    }
+  });
+
+  it('422 missing_field and wrong types in bodies, with nested paths', async () => {
+    const res = await t.post('/users/unique_usernames', { body: {} });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({ field: 'unique_usernames', code: 'missing_field' });
+    const wrong = await t.post('/users/unique_usernames', { body: { unique_usernames: ['ok', 5] } });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors[0]).toMatchObject({ field: 'unique_usernames[1]', code: 'invalid_value', index: 1 });
+  });
+
+  it('no body at all names the missing fields', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/2.0/user/token' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({ field: 'password', code: 'missing_field' });
+  });
+
+  it('a JSON body is parsed with text/plain or with no Content-Type', async () => {
+    const user = await makeUser(t);
+    const plain = await t.post('/user/token', { payload: JSON.stringify({ email: user.email, password: user.password }), headers: { 'content-type': 'text/plain' } });
+    expect(plain.statusCode).toBe(201);
+    const none = await t.app.inject({ method: 'POST', url: '/api/2.0/user/token', payload: JSON.stringify({ email: user.email, password: user.password }) });
+    expect(none.statusCode).toBe(201);
+  });
+});
+
+describe('CORS', () => {
+  it('answers a preflight', async () => {
+    const res = await t.app.inject({ method: 'OPTIONS', url: '/api/2.0/user/token', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+  });
+
+  it('marks simple responses', async () => {
+    const res = await t.get('/users', { headers: { origin: 'https://app.example' } });
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+  });
+});
+
+describe('operations and documentation', () => {
+  it('health, readiness and metrics', async () => {
+    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await t.app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    await t.get('/users');
+    const metrics = await t.app.inject({ url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('http_request_duration_seconds_bucket');
+    expect(metrics.body).toContain('route="/api/2.0/users"');
+    expect(metrics.body).toContain('db_query_duration_seconds');
+  });
+
+  it('serves the OpenAPI document with every API route declaring its access', async () => {
+    const res = await t.get('/openapi.json');
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.paths['/users/{userid}'].get).toBeDefined();
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const op of Object.values(item)) expect(op.description ?? '', path).toMatch(/Access: /);
+    }
+  });
+
+  it('serves the API reference page and its assets locally', async () => {
+    const page = await t.app.inject({ url: '/api/2.0/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('swagger');
+    expect(page.body).not.toMatch(/https?:\/\/(?!localhost)[a-z0-9.-]+\.(com|net|org|io)\//i);
+  });
+});

@@ -1,0 +1,75 @@
+// buildTestApp(): the real app on a fresh migrated database of its own (SQLite in memory,
+// or a PostgreSQL clone when TEST_DATABASE_URL is set), with a clock the test moves.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { ManualClock } from '../../src/clock.js';
+import { buildApp, BASE_PATH } from '../../src/app.js';
+import { cloneTemplate, dropDatabase, withDatabase } from './pg.js';
+
+export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    dataDir: mkdtempSync(join(tmpdir(), 'cp-test-')),
+    publicUrl: 'http://test.local',
+    passwordHashCost: 4,
+    loginRateLimit: 10_000,
+    jobPollMs: 0,
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+export async function buildTestApp(options: { config?: Partial<Config> } = {}) {
+  const template = inject('pgTemplate');
+  let pgName: string | null = null;
+  let url = 'sqlite::memory:';
+  if (template && process.env.TEST_DATABASE_URL) {
+    pgName = await cloneTemplate(template);
+    url = withDatabase(process.env.TEST_DATABASE_URL, pgName);
+  }
+  const handle = openDatabase(url, { poolSize: 5 });
+  if (!pgName) await migrateToLatest(handle.db);
+  const config = testConfig({ databaseUrl: url, ...options.config });
+  const clock = new ManualClock();
+  const app = await buildApp({ config, handle, clock, logger: false });
+  await app.ready();
+
+  /** An API request: the path is relative to /api/2.0; a JSON body goes in `body`. */
+  async function request(method: InjectOptions['method'], path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; payload?: InjectOptions['payload'] } = {}): Promise<LightMyRequestResponse> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers.authorization = `api ${opts.token}`;
+    let payload = opts.payload;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return app.inject({ method, url: BASE_PATH + path, headers, payload });
+  }
+
+  return {
+    app,
+    db: handle.db,
+    dialect: handle.dialect,
+    config,
+    clock,
+    request,
+    get: (path: string, opts?: Parameters<typeof request>[2]) => request('GET', path, opts),
+    post: (path: string, opts?: Parameters<typeof request>[2]) => request('POST', path, opts),
+    put: (path: string, opts?: Parameters<typeof request>[2]) => request('PUT', path, opts),
+    patch: (path: string, opts?: Parameters<typeof request>[2]) => request('PATCH', path, opts),
+    del: (path: string, opts?: Parameters<typeof request>[2]) => request('DELETE', path, opts),
+    async close() {
+      await app.close();
+      await handle.destroy();
+      if (pgName) await dropDatabase(pgName);
+    },
+  };
+}

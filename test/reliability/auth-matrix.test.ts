@@ -1,0 +1,258 @@
+// The authorization matrix, generated from every route's declared access (x-access in the
+// OpenAPI document): each route against no token, an expired token, a revoked token, a
+// User, an Author, a Moderator, an Admin, a team lead on their team, and a User acting on
+// another user's resource. A request below the declared level gets exactly 401 or 403;
+// an allowed caller never 401 and never 5xx; an Admin never 403; a User writing to
+// someone else's resource 403 or 404; a lead on their team what an Admin gets (see
+// lib/access-rules.ts for the routes where the resource-level rule differs). Every refused
+// write stored nothing. Then impersonation and token lifetime.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildWorld, pathHint, type Identity } from './lib/world.js';
+import { isWrite, openApiDocument, operations, type Access, type Operation } from './lib/openapi.js';
+import { checkResponse } from './lib/validate.js';
+import { changedTables, checksum } from './lib/checksum.js';
+import { injectValid, validRequest, type Scope, type ValidRequest } from './lib/valid-request.js';
+import { RULES, SELF_SERVICE } from './lib/access-rules.js';
+import { makeUser } from '../helpers/factories.js';
+import { issueToken } from '../../src/areas/users/users.service.js';
+import { BASE_PATH } from '../../src/app.js';
+
+const world = await buildWorld();
+const { t, ids } = world;
+const ops = operations(openApiDocument(t.app));
+
+// Tokens that must not work: one past its lifetime, one revoked by logging out.
+const expiredUser = await makeUser(t, { username: 'Rel expired' });
+t.clock.advance(-(t.config.tokenTtl + 60));
+const expiredToken = (await issueToken(t.db, t.config, t.clock, expiredUser.userid)).token;
+t.clock.advance(t.config.tokenTtl + 60);
+const revokedUser = await makeUser(t, { username: 'Rel revoked' });
+const logout = await t.del('/user/token', { token: revokedUser.token });
+if (logout.statusCode !== 204) throw new Error(`logout answered ${logout.statusCode}`);
+
+type Privilege = 'User' | 'Author' | 'Moderator' | 'Admin';
+interface Cell {
+  name: string;
+  token: () => string | undefined;
+  caller: () => Identity | null;
+  privilege: Privilege | null;
+  scope: Scope;
+}
+
+const CELLS: Cell[] = [
+  { name: 'no token', token: () => undefined, caller: () => null, privilege: null, scope: 'team' },
+  { name: 'expired token', token: () => expiredToken, caller: () => null, privilege: null, scope: 'team' },
+  { name: 'revoked token', token: () => revokedUser.token, caller: () => null, privilege: null, scope: 'team' },
+  { name: 'User', token: () => ids.user.token, caller: () => ids.user, privilege: 'User', scope: 'own' },
+  { name: 'Author', token: () => ids.author.token, caller: () => ids.author, privilege: 'Author', scope: 'own' },
+  { name: 'Moderator', token: () => ids.moderator.token, caller: () => ids.moderator, privilege: 'Moderator', scope: 'own' },
+  { name: "another user's resource", token: () => ids.other.token, caller: () => ids.other, privilege: 'User', scope: 'others' },
+  { name: 'team lead', token: () => ids.lead.token, caller: () => ids.lead, privilege: 'User', scope: 'team' },
+  { name: 'Admin', token: () => ids.admin.token, caller: () => ids.admin, privilege: 'Admin', scope: 'team' },
+];
+
+function satisfies(p: Privilege, access: Access): boolean {
+  if (access === 'none' || access === 'user' || p === 'Admin') return true;
+  return (access === 'author' && p === 'Author') || (access === 'moderator' && p === 'Moderator');
+}
+
+const table: Array<[string, Record<string, number>]> = [];
+let ownerColumns = new Map<string, string | null>();
+
+afterAll(async () => {
+  const reached = table.filter(([, row]) => Object.values(row).some((s) => s >= 200 && s < 300)).length;
+  const lines = table.map(([id, row]) => `${id.padEnd(58)} ${CELLS.map((c) => String(row[c.name] ?? '-').padStart(4)).join(' ')}`);
+  console.log(`[auth matrix] ${table.length} routes x ${CELLS.length} identities = ${table.length * CELLS.length} cells (${t.dialect}); ${reached} routes reached a 2xx\n` +
+    `${''.padEnd(58)} ${CELLS.map((c) => c.name.slice(0, 4).padStart(4)).join(' ')}\n${lines.join('\n')}`);
+  await world.close();
+});
+
+const send = (r: ValidRequest, token: string | undefined): Promise<LightMyRequestResponse> => injectValid(world, r, token);
+
+async function ownerColumnOf(op: Operation): Promise<string | null> {
+  if (!ownerColumns.has(op.id)) {
+    const names = op.pathParams.map((p) => p.name);
+    ownerColumns.set(op.id, names.length ? (await world.ownedTuples(names, { hint: pathHint(op.path) })).ownerColumn : null);
+  }
+  return ownerColumns.get(op.id)!;
+}
+
+describe('authorization matrix', () => {
+  it('covers every route of the OpenAPI document', () => {
+    expect(ops.length).toBeGreaterThan(20);
+    ownerColumns = new Map();
+  });
+
+  for (const op of ops) {
+    it(`${op.id} (${op.access})`, async () => {
+      const row: Record<string, number> = {};
+      const classes: Record<string, boolean> = {};
+      const problems: string[] = [];
+      let otherCheck: { status: number; where: string; allowed: number[] } | null = null;
+      for (const [n, cell] of CELLS.entries()) {
+        await world.repair();
+        await world.restore();
+        const req = await validRequest(world, ops, op, cell.caller(), cell.scope, n);
+        const before = await checksum(world.db);
+        const res = await send(req, cell.token());
+        row[cell.name] = res.statusCode;
+        classes[cell.name] = res.statusCode >= 200 && res.statusCode < 300;
+        const where = `${cell.name}: ${req.method} ${req.url}${req.body !== undefined ? ` ${JSON.stringify(req.body).slice(0, 200)}` : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
+        for (const p of checkResponse(op, res.statusCode, res.headers, res.body)) problems.push(`${where}\n      ${p}`);
+        if (res.statusCode >= 400 && isWrite(op)) {
+          const changed = changedTables(before, await checksum(world.db));
+          if (changed.length) problems.push(`${where}\n      refused, yet stored: ${changed.join(', ')}`);
+        }
+        const s = res.statusCode;
+        const fail = (why: string) => problems.push(`${where}\n      ${why}`);
+        if (cell.privilege === null) {
+          if (cell.name !== 'no token') {
+            if (s !== 401) fail('expected 401: the token is not valid');
+            else if (res.json().code !== 'invalid_token') fail('expected code invalid_token');
+          } else if (op.access !== 'none' && s !== 401) fail(`expected 401: the route needs ${op.access}`);
+          continue;
+        }
+        if (!satisfies(cell.privilege, op.access)) {
+          if (s !== 403) fail(`expected 403: ${cell.privilege} is below ${op.access}`);
+          continue;
+        }
+        if (s === 401) fail('401 for a valid token on a route its privilege allows');
+        const rule = RULES[op.id] ?? {};
+        if (cell.name === 'Admin' && s === 403 && !rule.admin?.includes(403)) fail('an Admin was refused (403)');
+        if (cell.name === "another user's resource" && isWrite(op) && op.pathParams.length && !SELF_SERVICE.has(op.id) && (await ownerColumnOf(op))) {
+          otherCheck = { status: s, where, allowed: rule.other ?? [403, 404] };
+        }
+      }
+      // A User writing to someone else's resource is refused, unless the request was one no
+      // one could make (an Admin got a 409 or 422 for the same request too: inconclusive).
+      if (otherCheck && !otherCheck.allowed.includes(otherCheck.status) && !(otherCheck.status >= 400 && [409, 422].includes(row.Admin))) {
+        problems.push(`${otherCheck.where}\n      a User wrote to another user's resource: expected ${otherCheck.allowed.join(' or ')}`);
+      }
+      // A lead does on their team (a /teams/{teamid}... route) what an Admin does there, unless the route says otherwise.
+      if (op.pathParams[0]?.name === 'teamid') {
+        const rule = RULES[op.id]?.lead;
+        const lead = row['team lead'];
+        if (rule) {
+          if (!rule.includes(lead)) problems.push(`team lead: expected ${rule.join(' or ')}, got ${lead}`);
+        } else if (classes['team lead'] !== classes.Admin && satisfies('User', op.access)) {
+          problems.push(`team lead got ${lead} where an Admin got ${row.Admin} on the same team`);
+        }
+      }
+      table.push([op.id, row]);
+      if (problems.length) throw new Error(`${op.id} (access ${op.access}):\n  ${problems.join('\n  ')}`);
+    });
+  }
+
+  it('reaches a 2xx on most routes with the generated requests (coverage of the success paths)', () => {
+    const reached = table.filter(([, row]) => Object.values(row).some((s) => s >= 200 && s < 300));
+    const missing = table.filter(([, row]) => !Object.values(row).some((s) => s >= 200 && s < 300)).map(([id]) => id);
+    if (missing.length) console.log(`[auth matrix] no identity reached a 2xx on: ${missing.join(', ')}`);
+    expect(reached.length / Math.max(1, table.length)).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+describe('impersonation', () => {
+  it('an Admin gets a token that acts as the user, with the user\'s privileges, recorded as impersonated', async () => {
+    await world.restore();
+    const res = await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: ids.member.userid } });
+    expect(res.statusCode).toBe(201);
+    const token = res.json().authToken as string;
+    const me = await t.get('/user', { token });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().userid).toBe(ids.member.userid);
+    expect(me.json().privileges).toEqual(['User']);
+    // The Admin's power does not come along.
+    for (const op of ops.filter((o) => o.access === 'admin')) {
+      const req = await validRequest(world, ops, op, ids.member, 'own');
+      const before = await checksum(world.db);
+      const out = await send(req, token);
+      expect(out.statusCode, `${op.id} with an impersonation token`).toBe(403);
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    }
+    // It cannot impersonate onwards.
+    expect((await t.post('/user/token/impersonate', { token, body: { userid: ids.admin.userid } })).statusCode).toBe(403);
+    const row = await t.db.selectFrom('tokens').select(['impersonated_by', 'expires_date']).where('userid', '=', ids.member.userid).where('impersonated_by', 'is not', null).orderBy('created_date', 'desc').executeTakeFirstOrThrow();
+    expect(row.impersonated_by).toBe(ids.admin.userid);
+    // It lives no longer than any token, and logging out ends it.
+    expect(row.expires_date).toBe(t.clock.now() + t.config.tokenTtl);
+    expect((await t.del('/user/token', { token })).statusCode).toBe(204);
+    expect((await t.get('/user', { token })).statusCode).toBe(401);
+  });
+
+  it('only an Admin impersonates, and only an existing user', async () => {
+    await world.restore();
+    for (const who of [ids.user, ids.author, ids.moderator, ids.lead]) {
+      const before = await checksum(world.db);
+      expect((await t.post('/user/token/impersonate', { token: who.token, body: { userid: ids.admin.userid } })).statusCode).toBe(403);
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    }
+    expect((await t.post('/user/token/impersonate', { body: { userid: ids.user.userid } })).statusCode).toBe(401);
+    expect((await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: 2_000_000_000 } })).statusCode).toBe(404);
+  });
+
+  it('impersonating a disabled account gives a token that does not work', async () => {
+    await world.restore();
+    const u = await makeUser(t);
+    await t.db.updateTable('users').set({ enabled: 0 }).where('userid', '=', u.userid).execute();
+    const res = await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: u.userid } });
+    if (res.statusCode === 201) expect((await t.get('/user', { token: res.json().authToken })).statusCode).toBe(401);
+    else expect([403, 422]).toContain(res.statusCode);
+  });
+});
+
+describe('token lifetime', () => {
+  it('a token works until its expiry second and not from it on', async () => {
+    await world.restore();
+    const u = await makeUser(t);
+    const login = await t.post('/user/token', { body: { email: u.email, password: u.password } });
+    expect(login.statusCode).toBe(201);
+    const { authToken, token_expires } = login.json();
+    expect(token_expires).toBe(t.clock.now() + t.config.tokenTtl);
+    const start = t.clock.now();
+    try {
+      t.clock.set(token_expires - 1);
+      expect((await t.get('/user', { token: authToken })).statusCode).toBe(200);
+      t.clock.set(token_expires);
+      const out = await t.get('/user', { token: authToken });
+      expect(out.statusCode).toBe(401);
+      expect(out.json().code).toBe('invalid_token');
+      // Expired is expired on public routes too, and nothing is written with it.
+      expect((await t.get('/users', { token: authToken })).statusCode).toBe(401);
+      const before = await checksum(world.db);
+      expect((await t.patch(`/users/${u.userid}`, { token: authToken, body: { about: 'late' } })).statusCode).toBe(401);
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+      // A new login works again.
+      const again = await t.post('/user/token', { body: { email: u.email, password: u.password } });
+      expect(again.statusCode).toBe(201);
+      expect((await t.get('/user', { token: again.json().authToken })).statusCode).toBe(200);
+    } finally {
+      t.clock.set(start);
+    }
+  });
+
+  it('logging out revokes that token only; a password change revokes the others', async () => {
+    await world.restore();
+    const u = await makeUser(t);
+    const second = (await t.post('/user/token', { body: { email: u.email, password: u.password } })).json().authToken as string;
+    expect((await t.del('/user/token', { token: u.token })).statusCode).toBe(204);
+    expect((await t.get('/user', { token: u.token })).statusCode).toBe(401);
+    expect((await t.get('/user', { token: second })).statusCode).toBe(200);
+    const third = (await t.post('/user/token', { body: { email: u.email, password: u.password } })).json().authToken as string;
+    expect((await t.patch(`/users/${u.userid}`, { token: second, body: { password: 'another long password', current_password: u.password } })).statusCode).toBe(200);
+    expect((await t.get('/user', { token: second })).statusCode).toBe(200);
+    expect((await t.get('/user', { token: third })).statusCode).toBe(401);
+  });
+
+  it('malformed Authorization headers are 401, never 500, on every route', async () => {
+    await world.restore();
+    const headers = ['api', 'api ', 'Basic dXNlcjpwYXNz', `api ${ids.admin.token} extra`, `api  ${ids.admin.token}x`, 'Bearer', 'api \u00e9', `API ${'a'.repeat(5000)}`, 'api null', 'api undefined'];
+    for (const op of ops) {
+      const url = BASE_PATH + op.path.replace(/\{([^}]+)\}/g, '1');
+      for (const authorization of headers) {
+        const res = await t.app.inject({ method: op.method, url, headers: { authorization } });
+        expect(res.statusCode, `${op.id} with Authorization: ${authorization.slice(0, 40)}`).toBe(401);
+      }
+    }
+  });
+});

@@ -1,0 +1,39 @@
+// What the authorization matrix expects beyond the declared access (x-access), for the
+// two cells that depend on the resource: a plain User acting on another user's resource,
+// and a team lead acting on their team. The defaults: a write on someone else's resource
+// is refused (403, or 404 where the resource is hidden), and a lead does on their team
+// what an Admin does. Routes below are where the resource-level rule is different.
+
+/**
+ * Writes that a User may do on a resource someone else owns, because the write is about
+ * the caller (completing a guide, a favorite, a comment on it, a quiz session, a work-log
+ * entry, signing a request addressed to them). From the specification's endpoint list.
+ */
+export const SELF_SERVICE = new Set<string>([
+  'PUT /guides/{guideid}/completed',
+  'DELETE /guides/{guideid}/completed',
+  'PUT /user/favorites/guides/{guideid}',
+  'DELETE /user/favorites/guides/{guideid}',
+  'POST /comments/{context}/{contextid}',
+  'POST /approvals/request/sign/{approval_requestid}',
+  'POST /approvals/request/sign/{approval_requestid}/token',
+  'PATCH /course_assignments/start/{doctype}/{docid}',
+  'PATCH /course_assignments/complete/{doctype}/{docid}',
+  'POST /courses/stage-sign-offs/responses/{signoff_requestid}/initializeViaPassword',
+  'PATCH /courses/stage-sign-offs/responses/{signoff_requestid}/acknowledge',
+  'POST /guides/steps/lines/preview',
+]);
+
+export interface ResourceRule {
+  /** Statuses a team lead gets on their own team (default: what an Admin gets). */
+  lead?: number[];
+  /** Statuses a User gets on another user's resource (default: 403 or 404 for writes). */
+  other?: number[];
+  /** Statuses an Admin may get besides 2xx (default: anything but 401 and 403). */
+  admin?: number[];
+}
+
+export const RULES: Record<string, ResourceRule> = {
+  // Only the owner or an Admin deletes a team; its leads manage it otherwise.
+  'DELETE /teams/{teamid}': { lead: [403] },
+};

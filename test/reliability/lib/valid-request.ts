@@ -1,0 +1,171 @@
+// A valid request for an operation, as a given caller would send it: path parameters
+// from existing records (the caller's own, or someone else's), required query parameters
+// (the current `revisionid` of a versioned resource), a minimal valid body. A few
+// foundation routes need what no schema says (the caller's password, a reset token): their
+// recipes are below; every other route, including those of areas that land later, is
+// built from its schemas alone.
+import { newToken } from '../../../src/http/passwords.js';
+import { BASE_PATH } from '../../../src/app.js';
+import { RESET_TTL } from '../../../src/areas/users/users.service.js';
+import { example, type Pools } from './gen.js';
+import { jsonBodySchema, type Operation } from './openapi.js';
+import { multipart, PNG, poolsFor } from './requests.js';
+import type { LightMyRequestResponse } from 'fastify';
+import { pathHint, type Identity, type World } from './world.js';
+
+export interface ValidRequest {
+  method: Operation['method'];
+  url: string;
+  /** A JSON body, or undefined. */
+  body: unknown;
+  /** A body that is not JSON (an upload): its bytes and type. */
+  raw?: { contentType: string; payload: Buffer };
+  params: Record<string, string>;
+}
+
+/** Sends a ValidRequest through the app, JSON or raw. */
+export function injectValid(world: World, r: ValidRequest, token: string | undefined, extraHeaders: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...(token ? { authorization: `api ${token}` } : {}), ...extraHeaders };
+  let payload: string | Buffer | undefined;
+  if (r.raw) {
+    headers['content-type'] = r.raw.contentType;
+    payload = r.raw.payload;
+  } else if (r.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(r.body);
+  }
+  return world.t.app.inject({ method: r.method, url: r.url, headers, payload });
+}
+
+/** A raw body for a route that takes bytes: a tiny PNG (as a multipart form when it takes one). */
+function rawBody(op: Operation, pools: Pools, n: number): ValidRequest['raw'] {
+  const types = Object.keys(op.body?.content ?? {});
+  if (!op.body || types.length === 0 || types.includes('application/json')) return undefined;
+  const multi = types.find((t) => t.startsWith('multipart/'));
+  if (multi) {
+    const schema = op.body.content[multi];
+    const props = Object.entries<any>(schema.properties ?? {});
+    const fileField = props.find(([, s]) => s.format === 'binary')?.[0] ?? 'file';
+    const fields = Object.fromEntries(props.filter(([k]) => k !== fileField && (schema.required ?? []).includes(k)).map(([k, s]) => [k, String(example(s, k, pools, n))]));
+    const m = multipart(fields, [{ field: fileField, filename: `reliability-${n}.png`, type: 'image/png', bytes: PNG }]);
+    return { contentType: m.contentType, payload: m.payload };
+  }
+  return { contentType: types[0], payload: Buffer.from(PNG) };
+}
+
+export type Scope = 'own' | 'others' | 'team';
+
+type Recipe = (world: World, caller: Identity | null, n: number) => Promise<{ body?: unknown; params?: Record<string, string> }>;
+
+const anyUser = (world: World, caller: Identity | null) => caller ?? world.ids.user;
+
+/** Routes whose valid request needs a secret or a side channel. */
+export const RECIPES: Record<string, Recipe> = {
+  'POST /user/token': async (w, c) => ({ body: { email: anyUser(w, c).email, password: anyUser(w, c).password } }),
+  'POST /users/reset_password': async (w, c) => ({ body: { email: anyUser(w, c).email } }),
+  'POST /users/reset_password/complete': async (w, c) => {
+    // The token only travels by mail; plant one as the mail would carry it.
+    const { token, hash } = newToken();
+    const now = w.t.clock.now();
+    await w.db.insertInto('password_resets').values({ token_hash: hash, userid: anyUser(w, c).userid, created_date: now, expires_date: now + RESET_TTL, used_date: null }).execute();
+    return { body: { token, password: 'a new password 123' } };
+  },
+  'POST /user/token/impersonate': async (w) => ({ body: { userid: w.ids.member.userid } }),
+};
+
+/** The `revisionid` of the object in a JSON value whose `key` is `id` (a step inside its guide), or of the root. */
+function revisionIn(body: unknown, key: string | undefined, id: string | undefined): string | null {
+  const stack: unknown[] = [body];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...v);
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (key && id !== undefined && String(o[key]) === id && o.revisionid != null) return String(o.revisionid);
+      stack.push(...Object.values(o));
+    }
+  }
+  const root = body as Record<string, unknown> | null;
+  return root && typeof root === 'object' && root.revisionid != null ? String(root.revisionid) : null;
+}
+
+/**
+ * The current revisionid of the resource a route modifies: from the GET of its path, or
+ * of the nearest enclosing path that has one (a step's revisionid from its guide).
+ */
+export async function currentRevision(world: World, ops: Operation[], op: Operation, params: Record<string, string>): Promise<string | null> {
+  let path = op.path;
+  let get = ops.find((o) => o.method === 'GET' && o.path === path);
+  while (!get && path.lastIndexOf('/') > 0) {
+    path = path.slice(0, path.lastIndexOf('/'));
+    get = ops.find((o) => o.method === 'GET' && o.path === path && o.pathParams.length > 0);
+  }
+  if (!get) return null;
+  const url = BASE_PATH + path.replace(/\{([^}]+)\}/g, (_m, n: string) => encodeURIComponent(params[n] ?? '1'));
+  const res = await world.t.app.inject({ method: 'GET', url, headers: { authorization: `api ${world.ids.admin.token}` } });
+  if (res.statusCode !== 200) return null;
+  const last = op.pathParams[op.pathParams.length - 1]?.name;
+  // The modified object is the route's own (its last path parameter), when the GET is of an enclosing resource.
+  return revisionIn(res.json(), get.path === op.path ? undefined : last, get.path === op.path ? undefined : params[last]);
+}
+
+/**
+ * Path values for a caller: `own` prefers records the caller owns, `others` records owned
+ * by someone else, `team` the shared team fixture (and its plain member for a userid).
+ */
+export async function pathValues(world: World, op: Operation, caller: Identity | null, scope: Scope, n = 0): Promise<Record<string, string> | null> {
+  const names = op.pathParams.map((p) => p.name);
+  if (names.length === 0) return {};
+  const fixed: Record<string, string> = {};
+  if (scope === 'team' || scope === 'others') {
+    if (names.includes('teamid')) fixed.teamid = String(world.teamid);
+    if (names.includes('userid') && (scope === 'team' || names.includes('teamid'))) fixed.userid = String(world.ids.member.userid);
+  }
+  const tries = scope === 'own' && caller ? [{ owner: caller.userid, fixed }, { fixed }]
+    : scope === 'others' && caller ? [{ notOwner: caller.userid, fixed }, { fixed }]
+      : [{ fixed }];
+  for (const filter of tries) {
+    const { rows } = await world.ownedTuples(names, { ...filter, hint: pathHint(op.path) });
+    if (rows.length) return { ...rows[n % rows.length], ...fixed };
+  }
+  // Nothing holds these names: a value valid by the schema (likely a 404).
+  const out: Record<string, string> = {};
+  for (const p of op.pathParams) out[p.name] = fixed[p.name] ?? String(example(p.schema, p.name));
+  return out;
+}
+
+/** `pick` chooses among the existing records that fit (0: the first). */
+export async function validRequest(world: World, ops: Operation[], op: Operation, caller: Identity | null, scope: Scope, n = 0, pools?: Pools, pick = 0): Promise<ValidRequest> {
+  const recipe = RECIPES[op.id] ? await RECIPES[op.id](world, caller, n) : {};
+  const params = { ...((await pathValues(world, op, caller, scope, pick)) ?? {}), ...(recipe.params ?? {}) };
+  const query: Array<[string, string]> = [];
+  let revisionUnknown = false;
+  for (const q of op.queryParams) {
+    if (q.name === 'revisionid') {
+      const rev = await currentRevision(world, ops, op, params);
+      if (rev !== null) query.push(['revisionid', rev]);
+      else if (q.required) {
+        query.push(['revisionid', '2147483647']);
+        revisionUnknown = true;
+      }
+    } else if (q.required) {
+      query.push([q.name, String(example(q.schema, q.name, pools ?? {}, n))]);
+    }
+  }
+  const schema = jsonBodySchema(op);
+  const body = recipe.body !== undefined ? recipe.body : schema ? example(schema, '', pools ?? (await poolsFor(world, op)), n) : undefined;
+  const raw = schema ? undefined : rawBody(op, pools ?? {}, n);
+  const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name]));
+  const build = () => BASE_PATH + path + (query.length ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
+  if (revisionUnknown) {
+    // No GET tells the current revision: a stale one does (409 with the current resource, which changes nothing).
+    const probe = await world.t.app.inject({ method: op.method, url: build(), headers: { authorization: `api ${world.ids.admin.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, payload: body !== undefined ? JSON.stringify(body) : undefined });
+    let current: unknown;
+    try {
+      current = probe.statusCode === 409 ? JSON.parse(probe.body)?.revisionid : undefined;
+    } catch {}
+    const i = query.findIndex(([k]) => k === 'revisionid');
+    query[i] = ['revisionid', current !== undefined && current !== null ? String(current) : '1'];
+  }
+  return { method: op.method, url: build(), body, raw, params };
+}
