@@ -165,7 +165,9 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom('comment_media').where('commentid', '=', row.commentid).execute();
       await trx.deleteFrom('comments').where('parentid', '=', row.commentid).execute();
-      await trx.deleteFrom('comments').where('commentid', '=', row.commentid).execute();
+      // A concurrent DELETE that lost the race removes nothing and answers 404.
+      const gone = await trx.deleteFrom('comments').where('commentid', '=', row.commentid).executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) throw notFound('Comment');
     });
     return reply.status(204).send(null);
   });

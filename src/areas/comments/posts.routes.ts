@@ -114,8 +114,11 @@ export async function postsRoutes(fastify: FastifyInstance) {
     const post = await existing(request.params.postid);
     requireOwnerOrModerator(request, post.userid);
     await db.transaction().execute(async (trx) => {
+      // The row delete decides: a concurrent DELETE that lost the race finds nothing and
+      // answers 404 (its transaction rolls back) instead of a second 204.
+      const gone = await trx.deleteFrom('posts').where('postid', '=', post.postid).executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) throw notFound('Post');
       await deleteCommentsOn(trx, 'post', post.postid);
-      await trx.deleteFrom('posts').where('postid', '=', post.postid).execute();
     });
     return reply.status(204).send(null);
   });
