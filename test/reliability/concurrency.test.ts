@@ -271,10 +271,8 @@ describe(`${N} identical DELETEs at once`, () => {
       const { rows } = await world.ownedTuples(names, { notOwner: world.ids.owner.userid, hint: pathHint(op.path) });
       if (rows.length < 2) return;
       const make = (params: Record<string, string>): ValidRequest => ({ method: 'DELETE', url: BASE_PATH + op.path.replace(/\{([^}]+)\}/g, (_m, n: string) => encodeURIComponent(params[n])), body: undefined, params });
-      let before = await rowCounts(world.db);
       const alone = await send(make(rows[0]), world.ids.admin.token);
-      const single = delta(before, await rowCounts(world.db));
-      before = await rowCounts(world.db);
+      const before = await rowCounts(world.db);
       const responses = await Promise.all(Array.from({ length: N }, () => send(make(rows[1]), world.ids.admin.token)));
       const after = delta(before, await rowCounts(world.db));
       expect(problemsOf(op, [alone, ...responses])).toEqual([]);
@@ -287,9 +285,10 @@ describe(`${N} identical DELETEs at once`, () => {
         expect(wins.length, account(responses)).toBeGreaterThanOrEqual(1);
         // Deleting a resource (204) succeeds once; the others find it gone.
         if (alone.statusCode === 204) expect(responses.map((r) => r.statusCode).sort(), account(responses)).toEqual([204, ...Array(N - 1).fill(404)]);
-        // The same tables lose rows as for one delete, and nothing is added.
-        expect(Object.keys(after).sort()).toEqual(Object.keys(single).sort());
-        expect(Object.values(after).every((n) => n < 0)).toBe(true);
+        // Rows only go. (Which tables lose rows depends on what hangs off each record: the
+        // two records compared need not have the same comments; the exactly-once removal is
+        // the status check above.)
+        expect(Object.entries(after).filter(([, n]) => n >= 0), account(responses)).toEqual([]);
       }
     });
   }
