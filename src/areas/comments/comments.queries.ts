@@ -1,5 +1,5 @@
 // Queries of the comments area, and the batch builder of comment records.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
@@ -13,6 +13,34 @@ export type PostRow = Selectable<PostTable>;
 
 export function findComment(db: Kysely<Database>, commentid: number) {
   return db.selectFrom('comments').selectAll().where('commentid', '=', commentid).executeTakeFirst();
+}
+
+type CommentQuery<O> = SelectQueryBuilder<Database & { c: CommentTable }, 'c', O>;
+
+/**
+ * Only comments that are not on a private or deleted guide (or a step of one): what
+ * lists show to those who do not read every private guide. Indexed lookups by key.
+ */
+export function onReadableGuides<O>(query: CommentQuery<O>): CommentQuery<O> {
+  return query.where((eb) => eb.or([
+    eb('c.context', 'not in', ['guide', 'step']),
+    eb.and([eb('c.context', '=', 'guide'), eb.exists(eb.selectFrom('guides as g').select('g.guideid')
+      .whereRef('g.guideid', '=', 'c.contextid').where('g.public', '=', 1).where('g.deleted', '=', 0))]),
+    eb.and([eb('c.context', '=', 'step'), eb.exists(eb.selectFrom('guide_steps as s')
+      .innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 's.guideid').onRef('g.langid', '=', 's.langid'))
+      .select('s.stepid').whereRef('s.stepid', '=', 'c.contextid').where('g.public', '=', 1).where('g.deleted', '=', 0))]),
+  ]));
+}
+
+/** Top-level comments (with replies) on each of `stepids`, oldest first, in batched queries. */
+export async function commentsOnSteps(db: Kysely<Database>, config: Config, stepids: number[]): Promise<Map<number, Comment[]>> {
+  const out = new Map<number, Comment[]>();
+  if (stepids.length === 0) return out;
+  const rows = await db.selectFrom('comments').selectAll().where('context', '=', 'step').where('contextid', 'in', stepids)
+    .where('parentid', 'is', null).orderBy('commentid').execute();
+  const records = await commentRecords(db, config, rows);
+  for (const c of records) out.set(c.contextid, [...(out.get(c.contextid) ?? []), c]);
+  return out;
 }
 
 /** Deletes every comment (with replies and media) on a document that is going away. */

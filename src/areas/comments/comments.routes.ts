@@ -5,15 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
-import { Empty, errorResponses } from '../../http/schemas.js';
+import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
-import { commentRecords, findComment, type CommentRow } from './comments.queries.js';
-import { CONTEXT_NAMES, resolveContext } from './comments.contexts.js';
+import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
+import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
 
 const TAG = ['Comments'];
-const CommentParam = Type.Object({ commentid: Type.Integer({ minimum: 1 }) });
+const CommentParam = Type.Object({ commentid: Id() });
 
 /** Comment text: trimmed; 12 to 1024 characters on sites with public registration, else 1 to 10000. */
 export function checkCommentText(config: Config, text: string, field = 'text'): string {
@@ -63,13 +63,14 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'List comments, ordered by commentid',
-      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: top-level comments created since; `modifiedSince`: threads in which a comment or reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`.',
+      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: top-level comments created since; `modifiedSince`: threads in which a comment or reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides that are private or deleted (and on their steps) are listed only to Authors and Admins.',
       querystring: CommentListQuery,
       response: { 200: Type.Array(Comment), ...errorResponses(422) },
     },
   }, async (request) => {
     const q = request.query;
     let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
+    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query);
     if (q.context) query = query.where('c.context', '=', q.context);
     if (q.langid) query = query.where('c.langid', '=', q.langid);
     if (q.createdSince !== undefined) query = query.where('c.date', '>=', q.createdSince);
@@ -90,10 +91,19 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     config: { auth: 'none' },
     schema: {
       tags: TAG, summary: 'One comment',
-      description: 'A top-level comment comes with its media and replies; a reply comes alone (no media, no replies).',
-      params: CommentParam, response: { 200: Comment, ...errorResponses(404, 422) },
+      description: 'A top-level comment comes with its media and replies; a reply comes alone (no media, no replies). A comment on a private guide or its steps is read by those who may read the guide (403 otherwise); on a deleted guide, 404.',
+      params: CommentParam, response: { 200: Comment, ...errorResponses(401, 403, 404, 422) },
     },
-  }, async (request) => record(await existing(request.params.commentid)));
+  }, async (request) => {
+    const row = await existing(request.params.commentid);
+    if (row.context === 'guide' || row.context === 'step') {
+      const target = await resolveContext(db, row.context, row.contextid, config.languages[0]);
+      // A comment whose guide is deleted reads as gone, as the guide does.
+      if (!target) throw notFound('Comment');
+      await requireContextRead(db, request.user, target);
+    }
+    return record(row);
+  });
 
   app.post('/comments/:context/:contextid', {
     config: { auth: 'user' },
@@ -101,17 +111,18 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       tags: TAG,
       summary: 'Comment on a guide, step, wiki, INFO page or discussion post',
       description: 'Body: `text` (required; 12 to 1024 characters on sites with public registration, 1 to 10000 otherwise), `parentid` (reply to a top-level comment on the same thing; one level only), `langid` or `langId` (one of the site\'s languages; default: the parent\'s, else the document\'s), `media` (images and videos, top-level comments only). The comment\'s `title` is the title of what it is on. Answers 201 with the comment.',
-      params: Type.Object({ context: ContextParam, contextid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ context: ContextParam, contextid: Id() }),
       body: CommentCreate,
-      response: { 201: Comment, ...errorResponses(401, 404, 422) },
+      response: { 201: Comment, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
     const user = requireUser(request);
     const { context, contextid } = request.params;
     const b = request.body;
     const text = checkCommentText(config, b.text);
-    const target = await resolveContext(db, context, contextid);
+    const target = await resolveContext(db, context, contextid, config.languages[0]);
     if (!target) throw notFound(CONTEXT_NAMES[context]);
+    await requireContextRead(db, user, target);
     let parent: CommentRow | undefined;
     if (b.parentid != null) {
       parent = await findComment(db, b.parentid);

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Empty, errorResponses, OffsetLimit } from '../../http/schemas.js';
+import { Empty, errorResponses, Id, OffsetLimit } from '../../http/schemas.js';
 import { invalidField, notFound } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { Comment, Post, PostCreate, PostListQuery, PostPatch } from './comments.schemas.js';
@@ -12,7 +12,7 @@ import { commentRecords, deleteCommentsOn, postRecords, type PostRow } from './c
 import { requireOwnerOrModerator } from './comments.routes.js';
 
 const TAG = ['Discussion posts (extension)'];
-const PostParam = Type.Object({ postid: Type.Integer({ minimum: 1 }) });
+const PostParam = Type.Object({ postid: Id() });
 
 export async function postsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

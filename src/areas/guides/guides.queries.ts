@@ -17,6 +17,7 @@ import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
 import type { FullGuide, LightGuide, Step } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { guideUrl } from './guides.urls.js';
+import { commentsOnSteps } from '../comments/comments.queries.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -321,22 +322,26 @@ function mergeRefs(list: MarkupRefs[]): MarkupRefs {
 }
 
 /**
- * Step records for steps of one guide, with their lines rendered: styles, images,
- * videos and the markup references, one query each.
+ * Step records for steps of one guide, with their lines rendered and their comments:
+ * styles, images, videos, the markup references and the comments, batched queries each.
  */
 export async function buildStepRecords(db: Db, config: Config, guideid: number, langid: string, steps: StepSource[], extraImageIds: number[] = [], extraDocs: DocNode[] = []) {
   const lineDocs = new Map<number, DocNode>();
   for (const s of steps) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
   const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
-  const [styles, images, videos, resolver] = await Promise.all([
+  const [styles, images, videos, resolver, comments] = await Promise.all([
     loadBulletStyles(db),
     loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
+    commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
   ]);
   const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown> };
-  const records = steps.map((s) => stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)));
+  const records = steps.map((s) => ({
+    ...stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)),
+    comments: comments.get(s.stepid) ?? [],
+  }));
   return { records, images, resolver, styles };
 }
 

@@ -12,6 +12,7 @@ import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, 
 import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
 import { checkTag, defaultTitle, ensureTags, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { recordView } from '../view-history/view-history.recorder.js';
 
 const TAG = ['Guides'];
 
@@ -97,7 +98,9 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       ? await loadRevisionSource(db, ctx.row, request.query.revisionid)
       : await loadCurrentSource(db, ctx.row);
     if (!source) throw notFound('Revision');
-    return visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+    const record = visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+    recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
+    return record;
   });
 
   app.post('/guides', {

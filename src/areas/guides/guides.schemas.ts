@@ -1,13 +1,13 @@
 // The specification's guide records (light, full, prerequisite, step, line, bullet
 // style, release, flag) with exactly their fields, and the request shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { ImageObject, Nullable, Order, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, ImageObject, MAX_ID, Nullable, Order, StringEnum, Timestamp } from '../../http/schemas.js';
 import { VideoDetail } from '../media/media.schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
+import { Comment } from '../comments/comments.schemas.js';
 
-/** Ids are 32-bit integers in both databases: a larger one cannot exist (422, never a database error). */
-export const MAX_ID = 2_147_483_647;
-export const Id = (options: Record<string, unknown> = {}) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...options });
+// Ids are 32-bit integers in both databases: a larger one cannot exist (422, never a database error).
+export { Id, MAX_ID };
 
 /** `offset` (0 to MAX_ID, default 0) and `limit` (1 to 200, default 20). */
 export const Paging = {
@@ -60,7 +60,7 @@ export const Step = Type.Object({
   revisionid: Type.Integer({ description: 'The step\'s own revision; step PATCH and DELETE take it.' }),
   imageURL: Nullable(Type.String({ description: 'The standard size of the step\'s first image.' })),
   media: StepMedia,
-  comments: Type.Array(Type.Unknown(), { description: 'Comments on the step (filled by the comments area).' }),
+  comments: Type.Array(Comment, { description: 'Top-level comments on the step, oldest first, each with its replies.' }),
 });
 export type Step = Static<typeof Step>;
 

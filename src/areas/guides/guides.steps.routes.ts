@@ -14,6 +14,7 @@ import {
   commitStepRevision, insertStep, lockStep, moveStep, StaleRevision, stepIdsInOrder, validateLines, validateMedia, writeLines, writeMedia, writeStepOrder,
 } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { deleteCommentsOn } from '../comments/comments.queries.js';
 
 const TAG = ['Guide steps'];
 const StepParam = Type.Object({ guideid: Id(), stepid: Id() });
@@ -89,7 +90,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Delete a step',
-      description: 'Takes the step\'s own `revisionid` (409 with the current step when stale). The remaining steps are numbered again from 1; the guide\'s revisionid moves (its earlier revisions keep the step).',
+      description: 'Takes the step\'s own `revisionid` (409 with the current step when stale). The remaining steps are numbered again from 1; the guide\'s revisionid moves (its earlier revisions keep the step); the comments on the step are deleted.',
       params: StepParam,
       querystring: Type.Object({ revisionid: Revisionid }),
       response: { 204: Empty, 409: { ...Step, description: 'Stale revisionid: the current step.' }, ...errorResponses(401, 403, 404, 422) },
@@ -102,6 +103,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
       await trx.deleteFrom('guide_lines').where('stepid', '=', step.stepid).execute();
       await trx.deleteFrom('guide_step_images').where('stepid', '=', step.stepid).execute();
       await trx.deleteFrom('guide_steps').where('stepid', '=', step.stepid).execute();
+      await deleteCommentsOn(trx, 'step', step.stepid);
       await writeStepOrder(trx, await stepIdsInOrder(trx, step.guideid, step.langid));
     });
     return reply.status(204).send(null);

@@ -1,6 +1,6 @@
 // The specification's image detail record and video detail record.
 import { Type, type Static } from '@sinclair/typebox';
-import { ImageObject, Nullable, OffsetLimit, StringEnum } from '../../http/schemas.js';
+import { ImageObject, MAX_ID, Nullable, OffsetLimit, StringEnum } from '../../http/schemas.js';
 
 export const ImageDetail = Type.Object({
   image: ImageObject,
@@ -122,8 +122,7 @@ export const KindListQuery = Type.Object({
   ...OffsetLimit,
 });
 
-/** Ids are 32-bit integers in the database; larger ones cannot name anything. */
-export const MAX_ID = 2_147_483_647;
+export { MAX_ID };
 /** Markup coordinates and sizes stay within this many pixels. */
 const COORD = { minimum: -100_000, maximum: 100_000 };
 const SIZE = { exclusiveMinimum: 0, maximum: 100_000 };

@@ -1,12 +1,23 @@
-// Guide results of the suggester. INTERIM: the guides area is not in main yet; until
-// it is, there are no guide results (its migration 1190 adds guides to the index).
+// Guide results of the suggester: light guide records with `summary`, in one query
+// (plus the light records' batched image, flag and prerequisite lookups).
+import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
+import { LightGuide } from '../guides/guides.schemas.js';
+import { lightGuideRecords, lightSelect } from '../guides/guides.queries.js';
 
-export type GuideResult = Record<string, unknown>;
+export const GuideResult = Type.Object({ ...LightGuide.properties, summary: Type.String() }, { description: 'Light guide record with `summary`.' });
+export type GuideResult = LightGuide & { summary: string };
 
-/** Light guide records with `summary`, by `${guideid}:${langid}`. */
-export async function loadGuideResults(_db: Kysely<Database>, _config: Config, _keys: Array<{ guideid: number; langid: string }>): Promise<Map<string, GuideResult>> {
-  return new Map();
+/** Light guide records with `summary`, by `${guideid}:${langid}`; only public, not deleted guides. */
+export async function loadGuideResults(db: Kysely<Database>, config: Config, keys: Array<{ guideid: number; langid: string }>): Promise<Map<string, GuideResult>> {
+  const out = new Map<string, GuideResult>();
+  if (keys.length === 0) return out;
+  const rows = await lightSelect(db)
+    .where((eb) => eb.or(keys.map((k) => eb.and([eb('g.guideid', '=', k.guideid), eb('g.langid', '=', k.langid)]))))
+    .where('g.public', '=', 1).where('g.deleted', '=', 0)
+    .execute();
+  for (const r of await lightGuideRecords(db, config, rows)) out.set(`${r.guideid}:${r.locale}`, r);
+  return out;
 }

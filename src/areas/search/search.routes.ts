@@ -8,14 +8,12 @@ import { invalidField } from '../../http/errors.js';
 import { searchDocs, type SearchFilter } from '../../db/search.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
-import { loadGuideResults } from './search.guides.js';
+import { GuideResult, loadGuideResults } from './search.guides.js';
 
 const TAG = ['Suggest'];
 export const SUGGEST_LIMIT = 10;
 const DOCTYPES = ['guide', 'wiki', 'device', 'category', 'question', 'all'] as const;
 type Doctype = (typeof DOCTYPES)[number];
-
-const GuideResult = Type.Object({}, { additionalProperties: true, description: 'Light guide record with `summary`.' });
 
 export const SuggestResponse = Type.Object({
   query: Type.String(),

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { errorResponses, OffsetLimit, StringEnum } from '../../http/schemas.js';
+import { errorResponses, Id, OffsetLimit, StringEnum } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
 import { requireSelfOrAdmin } from '../../http/auth.js';
 import { viewRecorder } from './view-history.recorder.js';
@@ -57,7 +57,7 @@ export async function viewHistoryRoutes(fastify: FastifyInstance) {
       tags: TAG,
       summary: 'What a user viewed',
       description: `The user themself or an Admin. \`start_date\`, \`end_date\`, \`offset\`, \`limit\`. ${ORDER_TEXT}`,
-      params: Type.Object({ userid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ userid: Id() }),
       querystring: Type.Object(DateRange),
       response: { 200: Type.Array(ViewHistoryEntry), ...errorResponses(401, 403, 404, 422) },
     },
@@ -74,7 +74,7 @@ export async function viewHistoryRoutes(fastify: FastifyInstance) {
       tags: TAG,
       summary: 'Who viewed a guide or wiki',
       description: `Moderators and Admins. \`doc_type\` guide or wiki (either case). \`start_date\`, \`end_date\`, \`offset\`, \`limit\`. ${ORDER_TEXT}`,
-      params: Type.Object({ doc_type: StringEnum(['guide', 'wiki', 'GUIDE', 'WIKI'] as const), docid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ doc_type: StringEnum(['guide', 'wiki', 'GUIDE', 'WIKI'] as const), docid: Id() }),
       querystring: Type.Object(DateRange),
       response: { 200: Type.Array(ViewHistoryEntry), ...errorResponses(401, 403, 404, 422) },
     },

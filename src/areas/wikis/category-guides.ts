@@ -1,23 +1,29 @@
 // What categories know about guides: the guides of a category, and which categories
-// have public guides. INTERIM: the guides area is not in main yet; until it is, no
-// category has guides. These functions are the only place the wikis area reads guides.
+// have public guides. These functions are the only place the wikis area reads guides.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
+import type { LightGuide } from '../guides/guides.schemas.js';
+import { lightGuideRecords, lightSelect } from '../guides/guides.queries.js';
 
-export type LightGuide = Record<string, unknown>;
+export type { LightGuide };
 
-/** Public guides of a category in `langid`, ordered by guideid. */
-export async function categoryGuides(_db: Kysely<Database>, _config: Config, _category: string, _langid: string, _page: { offset: number; limit: number }): Promise<LightGuide[]> {
-  return [];
+/** Public guides of a category in `langid`, ordered by guideid (index guides_category). */
+export async function categoryGuides(db: Kysely<Database>, config: Config, category: string, langid: string, page: { offset: number; limit: number }): Promise<LightGuide[]> {
+  const rows = await lightSelect(db)
+    .where('g.category', '=', category).where('g.langid', '=', langid).where('g.public', '=', 1).where('g.deleted', '=', 0)
+    .orderBy('g.guideid').limit(page.limit).offset(page.offset).execute();
+  return lightGuideRecords(db, config, rows);
 }
 
 /** Titles of the categories that hold at least one public guide. */
-export async function categoriesWithPublicGuides(_db: Kysely<Database>): Promise<Set<string>> {
-  return new Set();
+export async function categoriesWithPublicGuides(db: Kysely<Database>): Promise<Set<string>> {
+  const rows = await db.selectFrom('guides').select('category').distinct()
+    .where('public', '=', 1).where('deleted', '=', 0).where('category', '!=', '').execute();
+  return new Set(rows.map((r) => r.category));
 }
 
-/** Whether any guide (public or not) is filed under the category. */
-export async function categoryHasGuides(_db: Kysely<Database>, _category: string): Promise<boolean> {
-  return false;
+/** Whether any guide (public or not, deleted ones too: they can be restored) is filed under the category. */
+export async function categoryHasGuides(db: Kysely<Database>, category: string): Promise<boolean> {
+  return !!(await db.selectFrom('guides').select('guideid').where('category', '=', category).limit(1).executeTakeFirst());
 }

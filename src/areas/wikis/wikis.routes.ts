@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Empty, errorResponses, OffsetLimit } from '../../http/schemas.js';
+import { Empty, errorResponses, Id, OffsetLimit } from '../../http/schemas.js';
 import { conflict, forbidden, invalidField, missingField, notFound } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
 import { addTag, normalizeTag, removeTag, tagsOf } from '../tags/tags.queries.js';
@@ -18,6 +18,7 @@ import {
   canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, lightRecords, sourceTexts, textsFor, type WikiRow, type WikiTexts,
 } from './wikis.queries.js';
 import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, StaleRevision } from './wikis.service.js';
+import { LightGuide } from '../guides/guides.schemas.js';
 import {
   CategoryParams, GetQuery, Hierarchy, Identification, Langid, ListQuery, NamespaceParam, OptionalRevisionQuery, ParentBody, ReleaseBody,
   RevertBody, RevisionItem, RevisionQuery, TagBody, WikiCreate, WikiFull, WikiLight, WikiParams, WikiPatch, WikiRelease,
@@ -296,9 +297,9 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG, summary: 'Guides filed under a category',
       description: 'Light guide records of the category\'s public guides, ordered by guideid, in `langid` (default: the site\'s first language).',
-      params: Type.Object({ wikiid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ wikiid: Id() }),
       querystring: Type.Object({ langid: Type.Optional(Langid), ...OffsetLimit }),
-      response: { 200: Type.Array(Type.Object({}, { additionalProperties: true, description: 'Light guide record.' })), ...errorResponses(404, 422) },
+      response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) },
     },
   }, async (request) => {
     const wiki = await findWikiById(db, request.params.wikiid);
@@ -328,7 +329,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG, summary: 'Release the current revision of a wiki',
       description: `Pins the current revision of a language (\`langid\` in the body; default the source) as a release. \`revisionid\` (query) must be that current revision (409 with the current wiki otherwise). \`type\` major (default) or minor; \`version\` defaults to the next N.0 or N.M. Those who may edit the wiki may release it. Answers 201 with the release record (\`guideid\` null, \`wikiid\` set).`,
-      params: Type.Object({ wikiid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ wikiid: Id() }),
       querystring: Type.Object({ revisionid: Type.Integer({ minimum: 0 }) }),
       body: ReleaseBody,
       response: { 201: WikiRelease, 409: WikiFull, ...errorResponses(401, 403, 404, 422) },
@@ -349,7 +350,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG, summary: 'Remove a wiki release',
       description: 'Marks the release `removed` (the record is kept, so removing twice is harmless). Those who may edit the wiki may remove its releases. Answers 200 with the release record.',
-      params: Type.Object({ releaseid: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ releaseid: Id() }),
       response: { 200: WikiRelease, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {

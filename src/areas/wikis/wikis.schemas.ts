@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ImageObject, Nullable, OffsetLimit, StringEnum } from '../../http/schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
+import { LightGuide } from '../guides/guides.schemas.js';
 
 /** The six namespaces of wiki pages (COURSE records belong to the courses area). */
 export const NAMESPACES = ['CATEGORY', 'ITEM', 'TEAM', 'USER', 'INFO', 'WIKI'] as const;
@@ -35,7 +36,6 @@ export const WikiLight = Type.Object({
 }, { description: 'Light wiki record.' });
 export type WikiLight = Static<typeof WikiLight>;
 
-const LightGuide = Type.Object({}, { additionalProperties: true, description: 'Light guide record.' });
 
 /** The full wiki record: the specification's fields, then further ones by namespace. */
 export const WikiFull = Type.Object({

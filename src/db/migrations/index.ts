@@ -7,6 +7,7 @@ import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
 import * as media from './2026_11_22_1200_media.js';
 import * as search from './2026_11_22_1130_search.js';
+import * as searchGuides from './2026_11_22_1300_search_guides.js';
 import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1120_view_history': viewHistory,
   '2026_11_22_1130_search': search,
   '2026_11_22_1200_media': media,
+  '2026_11_22_1300_search_guides': searchGuides,
 };
