@@ -9,7 +9,7 @@ import { hasPrivilege, isAdmin } from '../../http/auth.js';
 import { toBool } from '../../db/helpers.js';
 import type { ImageObject } from '../../http/schemas.js';
 import { loadImageObjects } from '../media/image-object.js';
-import { loadVideoDetails } from '../media/media-records.js';
+import { loadDocuments, loadVideoDetails } from '../media/media-records.js';
 import { tagsOf } from '../tags/tags.queries.js';
 import { collectDocRefs, renderDoc, renderDocInline, wikiToDoc, type DocNode, type MarkupRefs } from '../../markup/index.js';
 import { loadMarkupResolver } from '../content/render.js';
@@ -373,7 +373,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
   const itemTitles = [...new Set([...parts, ...tools].map((i) => i.title))];
   const guideImage = row.imageid ?? row.step_imageid;
 
-  const [built, prereqRows, flags, wikis] = await Promise.all([
+  const [built, prereqRows, flags, wikis, docs] = await Promise.all([
     buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], [introDoc, conclusionDoc]),
     src.prereqIds.length
       ? lightSelect(db).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0)
@@ -383,7 +383,13 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     itemTitles.length
       ? db.selectFrom('wikis').select(['wikiid', 'title']).where('namespace', '=', 'ITEM').where('title', 'in', itemTitles).execute()
       : Promise.resolve([]),
+    loadDocuments(db, config, documents),
   ]);
+  // Documents deleted from the library since drop out of the record.
+  const guideDocuments = documents.flatMap((documentid) => {
+    const d = docs.get(documentid);
+    return d ? [{ documentid, url: d.url }] : [];
+  });
   // one row per prerequisite: its version in this guide's language when it has one
   const prereqByGuide = new Map<number, LightRow>();
   for (const p of prereqRows) if (!prereqByGuide.has(p.guideid)) prereqByGuide.set(p.guideid, p);
@@ -399,13 +405,13 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     conclusion_raw: row.conclusion,
     conclusion_rendered: renderDoc(conclusionDoc, built.resolver),
     difficulty: row.difficulty,
-    documents: documents.map((documentid) => ({ documentid, url: `${config.publicUrl}/Document/${documentid}` })),
+    documents: guideDocuments,
     flags: flags.get(row.guideid) ?? [],
     guideid: row.guideid,
     image: guideImage ? built.images.get(guideImage) ?? null : null,
     introduction_raw: row.introduction,
     introduction_rendered: renderDoc(introDoc, built.resolver),
-    featured_document_embed_url: null,
+    featured_document_embed_url: guideDocuments[0]?.url ?? null,
     featured_document_thumbnail_url: null,
     locale: row.langid,
     parts: itemRecords(config, 'part', parts, wikiIds),

@@ -118,7 +118,7 @@ export const Item = Type.Object({
   url: Type.String(),
 });
 
-export const GuideDocument = Type.Object({ documentid: Type.Integer(), url: Type.String() });
+export const GuideDocument = Type.Object({ documentid: Type.Integer(), url: Type.String({ description: 'Where the PDF is served.' }) }, { description: 'A document of the media library (a PDF uploaded to /user/media/uploads).' });
 
 /** The full guide record: the specification's fields up to `steps`, then the rest. */
 export const FullGuide = Type.Object({
@@ -131,8 +131,8 @@ export const FullGuide = Type.Object({
   image: Nullable(ImageObject),
   introduction_raw: Type.String(),
   introduction_rendered: Type.String(),
-  featured_document_embed_url: Nullable(Type.String()),
-  featured_document_thumbnail_url: Nullable(Type.String()),
+  featured_document_embed_url: Nullable(Type.String({ description: 'The first document\'s file URL (a PDF a client can embed); null without documents.' })),
+  featured_document_thumbnail_url: Nullable(Type.String({ description: 'Always null: no thumbnails are made of documents.' })),
   locale: Type.String(),
   parts: Type.Array(Item),
   prerequisites: Type.Array(Prerequisite),
@@ -225,7 +225,7 @@ export function guideBodyFields(types: readonly string[]) {
     prerequisites: Type.Array(Id(), { maxItems: 50, description: 'guideids.' }),
     parts: Type.Array(ItemInput, { maxItems: 200 }),
     tools: Type.Array(ItemInput, { maxItems: 200 }),
-    documents: Type.Array(Id(), { maxItems: 50, description: 'Document ids; read back as {documentid, url}.' }),
+    documents: Type.Array(Id(), { maxItems: 50, description: 'Ids of documents in the media library (PDFs uploaded to /user/media/uploads; 422 for an unknown one); read back as {documentid, url}.' }),
     imageid: Nullable(Id({ description: 'The guide\'s image; default: the first image of the first step.' })),
   };
 }

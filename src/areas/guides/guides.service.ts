@@ -204,7 +204,16 @@ export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?:
     });
     set[kind] = JSON.stringify(items);
   }
-  if (b.documents !== undefined) set.documents = JSON.stringify([...new Set(b.documents)]);
+  if (b.documents !== undefined) {
+    const ids = [...new Set(b.documents)];
+    const known = ids.length
+      ? new Set((await db.selectFrom('documents').select('documentid').where('documentid', 'in', ids).execute()).map((r) => r.documentid))
+      : new Set<number>();
+    b.documents.forEach((id, i) => {
+      if (!known.has(id)) errors.push({ field: `documents[${i}]`, code: 'invalid_value', message: `There is no document ${id} (upload a PDF to /user/media/uploads).`, index: i });
+    });
+    set.documents = JSON.stringify(ids);
+  }
   if (b.imageid !== undefined) {
     if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) {
       errors.push({ field: 'imageid', code: 'invalid_value', message: `There is no image ${b.imageid}.` });

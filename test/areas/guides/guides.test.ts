@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeCategory, makeGuide, makeImage, makeItem, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { minimalPdf, upload } from '../../helpers/factories/media.js';
 import { FULL_GUIDE_FIELDS, keys, LIGHT_GUIDE_FIELDS, PREREQUISITE_FIELDS, sorted } from './records.js';
 
 let t: TestApp;
@@ -23,17 +24,25 @@ afterAll(() => t.close());
 const revisionsOf = async (guideid: number) =>
   (await t.db.selectFrom('guide_revisions').select(['revisionid', 'action']).where('guideid', '=', guideid).orderBy('revisionid').execute());
 
+/** A PDF in the author's media library. */
+async function makeDocument(t: TestApp, user: TestUser) {
+  const res = await upload(t, user, minimalPdf(), 'manual.pdf');
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
 describe('POST /guides', () => {
   it('creates a guide: 201 with exactly the full record fields, stored with its first revision', async () => {
     const part = await makeItem(t, 'iPhone 6 Battery');
     const tool = await makeItem(t, 'Spudger');
     const prereq = await makePublishedGuide(t, author);
+    const [manual, sheet] = [(await makeDocument(t, author)), (await makeDocument(t, author))];
     const res = await t.post('/guides', {
       token: author.token,
       body: {
         type: 'replacement', category, subject: 'Battery', introduction: "Replace a '''worn''' battery.", conclusion: '[guide|' + prereq.guideid + ']',
         summary: 'Swap the battery.', difficulty: 'moderate', time_required_min: 900, time_required_max: 1800, prerequisites: [prereq.guideid],
-        parts: [{ title: part, quantity: 1, notes: 'Genuine' }], tools: [tool], documents: [7, 9], tags: ['battery', ' power  supply '],
+        parts: [{ title: part, quantity: 1, notes: 'Genuine' }], tools: [tool], documents: [manual.id, sheet.id], tags: ['battery', ' power  supply '],
       },
     });
     expect(res.statusCode).toBe(201);
@@ -43,11 +52,11 @@ describe('POST /guides', () => {
       title: 'iPhone 6 Battery Replacement', type: 'replacement', category, subject: 'Battery', locale: 'en', public: false, dataType: 'guide',
       introduction_raw: "Replace a '''worn''' battery.", introduction_rendered: '<p>Replace a <strong>worn</strong> battery.</p>',
       difficulty: 'Moderate', time_required: '15 minutes - 30 minutes', time_required_min: 900, time_required_max: 1800,
-      documents: [{ documentid: 7, url: 'http://test.local/Document/7' }, { documentid: 9, url: 'http://test.local/Document/9' }],
+      documents: [{ documentid: manual.id, url: manual.document.url }, { documentid: sheet.id, url: sheet.document.url }],
       parts: [{ type: 'part', title: part, quantity: 1, notes: 'Genuine', url: `http://test.local/Item/${encodeURIComponent(part)}` }],
       tools: [{ type: 'tool', title: tool, quantity: 1, notes: '' }],
       tags: ['battery', 'power supply'], steps: [], flags: [], userid: author.userid, username: author.username,
-      prereq_modified_date: prereq.modified_date, featured_document_embed_url: null,
+      prereq_modified_date: prereq.modified_date, featured_document_embed_url: manual.document.url,
     });
     expect(g.conclusion_rendered).toBe(`<p><a href="${prereq.url}" class="guide-link" data-guideid="${prereq.guideid}">${prereq.title}</a></p>`);
     expect(g.url).toBe(`http://test.local/Guide/iPhone-6-Battery-Replacement/${g.guideid}`);
@@ -82,6 +91,7 @@ describe('POST /guides', () => {
       [{ type: 'repair', category, difficulty: 'impossible' }, 'difficulty', 'invalid_value'],
       [{ type: 'repair', category, prerequisites: [999999] }, 'prerequisites[0]', 'invalid_value'],
       [{ type: 'repair', category, parts: ['No such part'] }, 'parts[0]', 'invalid_value'],
+      [{ type: 'repair', category, documents: [999999] }, 'documents[0]', 'invalid_value'],
       [{ type: 'repair', category, tools: [{ title: 'x', quantity: 0 }] }, 'tools[0]', 'invalid_value'],
       [{ type: 'repair', category, time_required_min: 100, time_required_max: 50 }, 'time_required_max', 'out_of_range'],
       [{ type: 'repair', category, imageid: 999999 }, 'imageid', 'invalid_value'],
