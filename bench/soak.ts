@@ -1,9 +1,10 @@
 // Soak: a mixed load against the real server for a while (60 s by default), with
 // autocannon. It passes when no request failed (no connection error, no timeout, no
-// non-2xx answer, no error in the server's log) and memory stayed flat: the server's used
-// heap (from /metrics), settled after the load stops (a dozen idle seconds, when V8
-// collects fully), is within --max-growth-mb of the same measure taken after a 5-second
-// warm-up. Runs under 30 s report memory without judging it.
+// non-2xx answer, no error in the server's log) and memory stayed flat: the floor of the
+// server's used heap (from /metrics, sampled each second) in the last third of the run is
+// within --max-growth-mb of its floor in the first third, after a 5-second warm-up. The
+// idle heap before and after is reported, not judged. Runs under 30 s report memory
+// without judging it.
 //
 //   npm run soak                                  # 60 s on a fresh SQLite file
 //   npm run soak -- --duration 10 --connections 8
@@ -192,7 +193,12 @@ export async function soak(options: { url: string; context: SoakContext; duratio
   if (result.timeouts) failures.push(`${result.timeouts} timeouts`);
   if (result.non2xx) failures.push(`${result.non2xx} non-2xx answers (${JSON.stringify(statusCodes)})`);
   if (serverErrors.length) failures.push(`errors in the server log: ${serverErrors[0].slice(0, 300)}`);
-  if (judged && !(memory.heapGrowthMb < options.maxGrowthMb)) failures.push(`the settled heap grew ${memory.heapGrowthMb} MB (limit ${options.maxGrowthMb} MB)`);
+  // Judged on the heap's floor under load (V8 collects often then, so the floor is the
+  // live heap); the idle "settled" heap is reported only: an idle V8 may not collect at
+  // all for a while (seen on PostgreSQL runs: 54 MB before, 147 MB "settled" after, with
+  // a flat floor of 57 -> 59 MB throughout the load).
+  const floorGrowth = memory.heapFloorLastMb - memory.heapFloorFirstMb;
+  if (judged && !(floorGrowth < options.maxGrowthMb)) failures.push(`the heap's floor under load grew ${floorGrowth.toFixed(1)} MB (limit ${options.maxGrowthMb} MB)`);
   if (samples.length < 4) failures.push(`only ${samples.length} memory samples`);
   return {
     ok: failures.length === 0,
@@ -248,7 +254,7 @@ async function main() {
     const report = await soak({ url, context, duration, connections, maxGrowthMb: Number(values['max-growth-mb']), only: values.only?.split(',').map((s) => s.trim()), serverLog: server ? () => server!.output() : undefined });
     console.log(`requests: ${report.requests} (${report.requestsPerSecond}/s), latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms`);
     console.log(`errors: ${report.errors}, timeouts: ${report.timeouts}, non-2xx: ${report.non2xx}, status codes: ${JSON.stringify(report.statusCodes)}`);
-    console.log(`memory: settled heap ${report.memory.heapSettledBeforeMb} MB before -> ${report.memory.heapSettledAfterMb} MB after (growth ${report.memory.heapGrowthMb} MB, limit ${report.memory.maxGrowthMb}); during the run the heap's floor went ${report.memory.heapFloorFirstMb} -> ${report.memory.heapFloorLastMb} MB, RSS ${report.memory.rssFirstMb} -> ${report.memory.rssLastMb} MB, ${report.memory.samples} samples`);
+    console.log(`memory: during the run the heap's floor went ${report.memory.heapFloorFirstMb} -> ${report.memory.heapFloorLastMb} MB (limit +${report.memory.maxGrowthMb}); idle heap ${report.memory.heapSettledBeforeMb} MB before -> ${report.memory.heapSettledAfterMb} MB after (not judged), RSS ${report.memory.rssFirstMb} -> ${report.memory.rssLastMb} MB, ${report.memory.samples} samples`);
     console.log(report.ok ? 'soak: PASSED' : `soak: FAILED: ${report.failures.join('; ')}`);
     if (values.json) {
       mkdirSync(dirname(values.json), { recursive: true });

@@ -31,7 +31,7 @@ describe(`soak on ${PG ? 'PostgreSQL' : 'SQLite'}`, () => {
       server = await startServer({ databaseUrl, dataDir: dir, env: { PASSWORD_HASH_COST: '8', JOB_POLL_MS: '500' } });
       const context = await prepare(server.url, { email: 'admin@example.com', password: SERVER_PASSWORD });
       const report = await soak({ url: server.url, context, duration: DURATION, connections: CONNECTIONS, maxGrowthMb: 24, serverLog: () => server!.output() });
-      console.log(`[soak] ${PG ? 'postgres' : 'sqlite'}: ${report.requests} requests in ${DURATION} s (${report.requestsPerSecond}/s), p99 ${report.latencyMs.p99} ms, errors ${report.errors}, timeouts ${report.timeouts}, non-2xx ${report.non2xx}; settled heap ${report.memory.heapSettledBeforeMb} -> ${report.memory.heapSettledAfterMb} MB, heap floor during the run ${report.memory.heapFloorFirstMb} -> ${report.memory.heapFloorLastMb} MB`);
+      console.log(`[soak] ${PG ? 'postgres' : 'sqlite'}: ${report.requests} requests in ${DURATION} s (${report.requestsPerSecond}/s), p99 ${report.latencyMs.p99} ms, errors ${report.errors}, timeouts ${report.timeouts}, non-2xx ${report.non2xx}; heap floor during the run ${report.memory.heapFloorFirstMb} -> ${report.memory.heapFloorLastMb} MB${LONG ? `, idle heap ${report.memory.heapSettledBeforeMb} -> ${report.memory.heapSettledAfterMb} MB` : ''}`);
       expect(report.failures).toEqual([]);
       expect(report.requests).toBeGreaterThan(DURATION * 20);
     } finally {

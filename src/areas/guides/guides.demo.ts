@@ -5,7 +5,7 @@
 // wiki rows when the wikis area has not made them (it may run before or after this).
 import type { DemoContext } from '../area.js';
 import { loadBulletStyles, type Db } from './guides.queries.js';
-import { commitGuideRevision, ensureTags, insertGuide, insertStep, timeRequiredText, type LineValues } from './guides.service.js';
+import { commitGuideRevision, insertGuide, insertStep, timeRequiredText, type LineValues } from './guides.service.js';
 import { createRelease } from './guides.releases.js';
 
 type DemoLine = [text: string, bullet?: string, level?: number];
@@ -103,7 +103,6 @@ export async function seedGuidesDemo(ctx: DemoContext) {
 
   for (const g of GUIDES) {
     const userid = users[g.author] ?? users.admin;
-    await ensureTags(db, g.tags);
     const guideid = await insertGuide(db, now, {
       langid,
       userid,

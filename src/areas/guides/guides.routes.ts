@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { addTag, removeTag, tagsOf } from '../tags/tags.queries.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
 import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
-import { checkTag, defaultTitle, ensureTags, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
+import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 
@@ -125,7 +125,6 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const fields = await validateGuideFields(db, b);
     fields.set.title ??= defaultTitle(b.category, b.subject ?? '', b.type);
     const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
-    await ensureTags(db, tags);
     let guideid: number;
     try {
       guideid = await db.transaction().execute((trx) => insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags }));
@@ -244,7 +243,6 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     }, async (request) => {
       const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
       const tag = checkTag(request.body.tag);
-      if (adding) await ensureTags(db, [tag]);
       await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'tag' : 'untag' }, async (trx) => {
         if (adding) await addTag(trx, 'guide', ctx.row.guideid, tag);
         else if (!(await removeTag(trx, 'guide', ctx.row.guideid, tag))) throw notFound('Tag');

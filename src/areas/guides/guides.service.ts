@@ -229,17 +229,6 @@ export async function setPrerequisites(trx: Db, guideid: number, langid: string,
   if (ids.length) await trx.insertInto('guide_prereqs').values(ids.map((prereq_guideid, orderby) => ({ guideid, langid, prereq_guideid, orderby }))).execute();
 }
 
-/**
- * Makes sure each tag exists before the transaction that links it: two requests adding
- * the same new tag must not collide on the tags table inside their transactions.
- */
-export async function ensureTags(db: Db, tags: string[]) {
-  for (const raw of tags) {
-    const tag = normalizeTag(raw);
-    if (tag) await db.insertInto('tags').values({ tag }).onConflict((oc) => oc.column('tag').doNothing()).execute();
-  }
-}
-
 export function checkTag(raw: string, field = 'tag'): string {
   const tag = normalizeTag(raw);
   if (!tag) throw invalidField(field, 'The tag must not be blank.');
