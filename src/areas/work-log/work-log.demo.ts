@@ -1,8 +1,9 @@
 import type { DemoContext } from '../area.js';
 
 /**
- * A finished work log of the drive belt replacement (every step checked, a reading noted)
- * and a suspended one of the gripper repair, left after its first step for someone to assume.
+ * A finished work log of the drive belt replacement (every step checked, a reading noted),
+ * a suspended one of the gripper repair, left after its first step for someone to assume,
+ * and a lockout/tagout in progress.
  */
 export async function seedWorkLogDemo(ctx: DemoContext) {
   const { db, clock, users, ids } = ctx;
@@ -37,6 +38,18 @@ export async function seedWorkLogDemo(ctx: DemoContext) {
     if (first) await db.insertInto('work_log_steps').values({ entryid, stepid: first, checked: 1, value: null, notes: 'Air supply locked out at valve V3.', modified_date: start + 900, userid_modified: users.author }).execute();
     ids.workLogSuspended = entryid;
     made.push('a suspended gripper repair');
+  }
+  const loto = ids.guideLoto;
+  if (loto && ids.guideLotoRevision && users.user) {
+    const start = now - 600;
+    const { entryid } = await db.insertInto('work_log').values({
+      guideid: loto, langid: lang, revisionid: ids.guideLotoRevision, userid: users.user, userid_created: users.user, status: 'in_progress',
+      notes: '', start_date: start, end_date: null, status_date: start, modified_date: start, active_seconds: 0, active_since: start,
+    }).returning('entryid').executeTakeFirstOrThrow();
+    const [first] = await stepsOf(loto);
+    if (first) await db.insertInto('work_log_steps').values({ entryid, stepid: first, checked: 1, value: null, notes: '', modified_date: start + 120, userid_modified: users.user }).execute();
+    ids.workLogInProgress = entryid;
+    made.push('a lockout/tagout in progress');
   }
   if (made.length) ctx.log(`work log: ${made.join(' and ')}`);
 }

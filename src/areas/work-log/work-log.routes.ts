@@ -153,44 +153,6 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     return reply.status(201).send(await record(entryid));
   });
 
-  for (const [action, rule] of Object.entries(TRANSITIONS) as Array<[Action, (typeof TRANSITIONS)[Action]]>) {
-    app.post(`/work_log/:entryid/${action}`, {
-      config: { auth: 'user' },
-      schema: {
-        tags: TAG,
-        summary: rule.summary,
-        description: `${rule.description} Optional body \`{"notes"}\` replaces the entry's notes. Answers the entry; an entry not in a fitting status is a 422 (\`invalid_transition\`) that changes nothing, so of two simultaneous transitions of one entry only one succeeds.`,
-        params: EntryParam,
-        body: TransitionBody,
-        response: { 200: WorkLogEntry, ...errorResponses(401, 403, 404, 422) },
-      },
-    }, async (request) => {
-      const { user, row } = await readable(request, request.params.entryid);
-      if (action !== 'assume' && !actsOnEntry(user, row)) throw forbidden('Only the entry\'s assignee, a Moderator or an Admin may do this.');
-      const fail = `Only an entry that is ${words(rule.from)} can be ${rule.done}.`;
-      if (!rule.from.includes(row.status as WorkLogStatus)) throw badTransition(row, fail);
-      if (action === 'assume' && row.userid === user.userid) throw badTransition(row, 'The entry is assigned to you already: resume it.');
-      const now = clock.now();
-      const notes = request.body?.notes;
-      const changed = await db.transaction().execute(async (trx) => {
-        const out = await trx.updateTable('work_log').set({
-          status: rule.to,
-          status_date: now,
-          modified_date: now,
-          // The open in-progress period, if any, is closed; a new one opens when the entry goes in progress.
-          active_seconds: sql<number>`active_seconds + (case when active_since is null or active_since > ${now} then 0 else ${now} - active_since end)`,
-          active_since: rule.to === 'in_progress' ? now : null,
-          end_date: FINAL.includes(rule.to) ? now : null,
-          ...(notes !== undefined ? { notes: notes.trim() } : {}),
-          ...(action === 'assume' ? { userid: user.userid } : {}),
-        }).where('entryid', '=', row.entryid).where('status', '=', row.status).where('userid', '=', row.userid).executeTakeFirst();
-        return Number(out.numUpdatedRows);
-      });
-      if (changed === 0) await lost(row.entryid, fail);
-      return record(row.entryid);
-    });
-  }
-
   app.put('/work_log/:entryid/stepData', {
     config: { auth: 'user' },
     schema: {
@@ -231,6 +193,44 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     if (changed === 0) await lost(row.entryid, fail);
     return record(row.entryid);
   });
+
+  for (const [action, rule] of Object.entries(TRANSITIONS) as Array<[Action, (typeof TRANSITIONS)[Action]]>) {
+    app.post(`/work_log/:entryid/${action}`, {
+      config: { auth: 'user' },
+      schema: {
+        tags: TAG,
+        summary: rule.summary,
+        description: `${rule.description} Optional body \`{"notes"}\` replaces the entry's notes. Answers the entry; an entry not in a fitting status is a 422 (\`invalid_transition\`) that changes nothing, so of two simultaneous transitions of one entry only one succeeds.`,
+        params: EntryParam,
+        body: TransitionBody,
+        response: { 200: WorkLogEntry, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const { user, row } = await readable(request, request.params.entryid);
+      if (action !== 'assume' && !actsOnEntry(user, row)) throw forbidden('Only the entry\'s assignee, a Moderator or an Admin may do this.');
+      const fail = `Only an entry that is ${words(rule.from)} can be ${rule.done}.`;
+      if (!rule.from.includes(row.status as WorkLogStatus)) throw badTransition(row, fail);
+      if (action === 'assume' && row.userid === user.userid) throw badTransition(row, 'The entry is assigned to you already: resume it.');
+      const now = clock.now();
+      const notes = request.body?.notes;
+      const changed = await db.transaction().execute(async (trx) => {
+        const out = await trx.updateTable('work_log').set({
+          status: rule.to,
+          status_date: now,
+          modified_date: now,
+          // The open in-progress period, if any, is closed; a new one opens when the entry goes in progress.
+          active_seconds: sql<number>`active_seconds + (case when active_since is null or active_since > ${now} then 0 else ${now} - active_since end)`,
+          active_since: rule.to === 'in_progress' ? now : null,
+          end_date: FINAL.includes(rule.to) ? now : null,
+          ...(notes !== undefined ? { notes: notes.trim() } : {}),
+          ...(action === 'assume' ? { userid: user.userid } : {}),
+        }).where('entryid', '=', row.entryid).where('status', '=', row.status).where('userid', '=', row.userid).executeTakeFirst();
+        return Number(out.numUpdatedRows);
+      });
+      if (changed === 0) await lost(row.entryid, fail);
+      return record(row.entryid);
+    });
+  }
 
   app.delete('/work_log/:entryid', {
     config: { auth: 'user' },

@@ -16,11 +16,12 @@ describe('demo work log', () => {
     return (await issueToken(t.db, t.config, t.clock, u.userid)).token;
   };
 
-  it('a finished belt replacement with every step checked, and a suspended gripper repair that another user assumes', async () => {
+  it('a finished belt replacement with every step checked, a suspended gripper repair that another user assumes, a lockout in progress', async () => {
     const token = await tokenOf('moderator@example.com');
     const list = (await t.get('/work_log', { token })).json();
-    expect(list.map((e: { status: string }) => e.status)).toEqual(['finished', 'suspended']);
-    const [finished, suspended] = list;
+    expect(list.map((e: { status: string }) => e.status)).toEqual(['finished', 'suspended', 'in_progress']);
+    const [finished, suspended, running] = list;
+    expect(running).toMatchObject({ duration: 600, step_data: [expect.objectContaining({ checked: true })] });
     expect(finished.guide_title).toBe('Conveyor C-200 Drive Belt Replacement');
     expect(finished.duration).toBe(2700);
     const guide = (await t.get(`/guides/${finished.guideid}`)).json();
