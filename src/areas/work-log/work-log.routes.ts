@@ -203,6 +203,8 @@ export async function workLogRoutes(fastify: FastifyInstance) {
         description: `${rule.description} Optional body \`{"notes"}\` replaces the entry's notes. Answers the entry; an entry not in a fitting status is a 422 (\`invalid_transition\`) that changes nothing, so of two simultaneous transitions of one entry only one succeeds.`,
         params: EntryParam,
         body: TransitionBody,
+        // A state change of an existing entry, not a creation (the reliability suites race it as one).
+        'x-transition': true,
         response: { 200: WorkLogEntry, ...errorResponses(401, 403, 404, 422) },
       },
     }, async (request) => {
