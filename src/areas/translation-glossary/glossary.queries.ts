@@ -99,24 +99,28 @@ async function plan(db: Db, config: Config, body: GlossaryPut): Promise<{ change
   });
   if (errors.length) throw unprocessable(errors);
 
-  // Terms are unique per source language: within the request, and against the entries that stay.
-  const keys = new Map<string, number>();
+  // Terms are unique per source language: within the request, and against the entries
+  // that stay. Adding a term the glossary has already modifies that entry (PUT: create or replace).
+  const byKey = new Map<string, Planned>();
   for (const c of changes) {
     const key = termKey(c.source_langid, c.term);
-    if (keys.has(key)) err(`entries[${c.index}].term`, `"${c.term}" is in the request twice.`, 'duplicate');
-    keys.set(key, c.index);
+    if (byKey.has(key)) err(`entries[${c.index}].term`, `"${c.term}" is in the request twice.`, 'duplicate');
+    byKey.set(key, c);
   }
-  const moving = new Set([...changes.flatMap((c) => (c.entryid ? [c.entryid] : [])), ...deletes]);
+  const explicit = new Set(changes.flatMap((c) => (c.entryid ? [c.entryid] : [])));
   const lowers = [...new Set(changes.map((c) => c.term.toLowerCase()))];
   for (let i = 0; i < lowers.length; i += 500) {
     const rows = await db.selectFrom('translation_glossary').select(['entryid', 'source_langid', 'term', 'term_lower']).where('term_lower', 'in', lowers.slice(i, i + 500)).execute();
     for (const r of rows) {
-      const index = keys.get(termKey(r.source_langid, r.term_lower));
-      if (index !== undefined && !moving.has(r.entryid)) err(`entries[${index}].term`, `The glossary has "${r.term}" in ${r.source_langid} already (entry ${r.entryid}).`, 'duplicate');
+      const c = byKey.get(termKey(r.source_langid, r.term_lower));
+      // Gone, the same entry, or renamed by this request (its term is free): no clash.
+      if (!c || c.entryid === r.entryid || deletes.includes(r.entryid) || explicit.has(r.entryid)) continue;
+      if (c.entryid === null) c.entryid = r.entryid;
+      else err(`entries[${c.index}].term`, `The glossary has "${r.term}" in ${r.source_langid} already (entry ${r.entryid}).`, 'duplicate');
     }
   }
   // An entry whose source language changes keeps its translations: none may be in the new source language.
-  const keptTranslations = changes.filter((c) => c.entryid && !c.translations && c.source_langid !== existing.get(c.entryid)!.source_langid);
+  const keptTranslations = changes.filter((c) => c.entryid && existing.has(c.entryid) && !c.translations && c.source_langid !== existing.get(c.entryid)!.source_langid);
   if (keptTranslations.length) {
     const clash = await db.selectFrom('translation_glossary_terms').select(['entryid', 'langid'])
       .where('entryid', 'in', keptTranslations.map((c) => c.entryid!)).execute();

@@ -43,7 +43,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Add, modify and/or delete glossary entries',
-      description: `Body: \`entries\` (up to 200) and/or \`delete\` (up to 200 entryids). An entry without \`entryid\` is added: \`term\` required, \`source_langid\` (default: the site's default language), \`notes\`, \`translations\` [{langid, term}]. An entry with \`entryid\` is modified: the fields sent replace the stored ones, and \`translations\`, when sent, is the entry's complete new list (to remove one translation, send the ones that remain; \`[]\` removes them all). Languages must be the site's; a translation cannot be in the source language, nor two in one language. Terms are trimmed, 1 to 255 characters, unique per source language whatever their case (422 \`duplicate\`). Every change of the request is checked first: any error is a 422 naming each field (\`entries[i].term\`, \`delete[j]\`...) and nothing is changed. Answers the added and modified entries and the deleted entryids. ${ONLY_MULTILINGUAL}`,
+      description: `Body: \`entries\` (up to 200) and/or \`delete\` (up to 200 entryids). An entry without \`entryid\` is added (or, when its source language has the term already, whatever its case, modifies that entry: PUT creates or replaces): \`term\` required, \`source_langid\` (default: the site's default language), \`notes\`, \`translations\` [{langid, term}]. An entry with \`entryid\` is modified: the fields sent replace the stored ones, and \`translations\`, when sent, is the entry's complete new list (to remove one translation, send the ones that remain; \`[]\` removes them all). Languages must be the site's; a translation cannot be in the source language, nor two in one language. Terms are trimmed, 1 to 255 characters, unique per source language whatever their case (a term twice in a request, or renaming an entry to another entry's term: 422 \`duplicate\`). Every change of the request is checked first: any error is a 422 naming each field (\`entries[i].term\`, \`delete[j]\`...) and nothing is changed. Answers the added and modified entries and the deleted entryids. ${ONLY_MULTILINGUAL}`,
       body: GlossaryPut,
       response: { 200: GlossaryPutResult, ...errorResponses(401, 403, 404, 422) },
     },
@@ -51,13 +51,16 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     requireGlossary(config);
     const now = clock.now();
-    let result: { entryids: number[]; deleted: number[] };
-    try {
-      result = await db.transaction().execute((trx) => applyGlossaryPut(trx, config, now, user.userid, request.body));
-    } catch (err) {
-      // Two requests adding one term at once: the second meets the unique index.
-      if (isUniqueViolation(err)) throw unprocessable([{ field: 'entries', code: 'duplicate', message: 'A term of the request was added to the glossary meanwhile.' }]);
-      throw err;
+    let result: { entryids: number[]; deleted: number[] } | undefined;
+    // Two requests adding one term at once: the second meets the unique index, and once
+    // more finds the term stored (so it modifies that entry).
+    for (let attempt = 1; !result; attempt++) {
+      try {
+        result = await db.transaction().execute((trx) => applyGlossaryPut(trx, config, now, user.userid, request.body));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if (attempt === 2) throw unprocessable([{ field: 'entries', code: 'duplicate', message: 'A term of the request was added to the glossary meanwhile.' }]);
+      }
     }
     const rows = result.entryids.length ? await db.selectFrom('translation_glossary').selectAll().where('entryid', 'in', result.entryids).execute() : [];
     const byId = new Map((await glossaryRecords(db, rows)).map((r) => [r.entryid, r]));

@@ -74,19 +74,44 @@ describe('PUT /translation_glossary/entries', () => {
     expect(await storedTerms(drop.entryid)).toEqual([]);
   });
 
-  it('terms are unique per source language whatever their case; a deleted or renamed entry frees its term', async () => {
+  it('adding a term the source language has already (any case) modifies that entry: the same PUT twice changes nothing more', async () => {
     const term = unique('Bearing');
+    const e = await add(term, [{ langid: 'de', term: 'Lager' }], { notes: 'kept' });
+    const again = await put(author, { entries: [{ term: term.toUpperCase(), translations: [{ langid: 'fr', term: 'roulement' }] }] });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().entries[0]).toMatchObject({ entryid: e.entryid, term: term.toUpperCase(), notes: 'kept', translations: [{ langid: 'fr', term: 'roulement' }], created_date: e.created_date });
+    const before = await snapshot();
+    expect((await put(author, { entries: [{ term: term.toUpperCase(), translations: [{ langid: 'fr', term: 'roulement' }] }] })).json().entries[0].entryid).toBe(e.entryid);
+    expect(await snapshot()).toEqual(before);
+    // another source language is another entry
+    const de = await add(term, [], { source_langid: 'de' });
+    expect(de.entryid).not.toBe(e.entryid);
+  });
+
+  it('terms are unique per source language whatever their case; a deleted or renamed entry frees its term', async () => {
+    const term = unique('Shaft');
     const e = await add(term);
-    let res = await put(author, { entries: [{ term: term.toUpperCase() }] });
+    const f = await add(unique('Axle'));
+    let res = await put(author, { entries: [{ entryid: f.entryid, term: term.toLowerCase() }] });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors[0]).toMatchObject({ field: 'entries[0].term', code: 'duplicate', index: 0 });
-    expect((await put(author, { entries: [{ term, source_langid: 'de' }] })).statusCode).toBe(200);
     res = await put(author, { entries: [{ term: 'twice' }, { term: 'TWICE' }] });
     expect(res.json().errors[0]).toMatchObject({ field: 'entries[1].term', code: 'duplicate' });
     res = await put(author, { entries: [{ term }], delete: [e.entryid] });
     expect(res.statusCode).toBe(200);
-    const renamed = res.json().entries[0];
-    expect((await put(author, { entries: [{ entryid: renamed.entryid, term: unique('other') }, { term }] })).statusCode).toBe(200);
+    const fresh = res.json().entries[0];
+    expect(fresh.entryid).not.toBe(e.entryid);
+    res = await put(author, { entries: [{ entryid: fresh.entryid, term: unique('other') }, { term }] });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().entries[1].entryid).not.toBe(fresh.entryid);
+  });
+
+  it('many requests adding one new term at once: one entry, no 5xx', async () => {
+    const term = unique('Sprocket');
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => put(author, { entries: [{ term, notes: `n${i}` }] })));
+    expect(answers.map((a) => a.statusCode).every((s) => s === 200 || s === 422)).toBe(true);
+    expect(answers.some((a) => a.statusCode === 200)).toBe(true);
+    expect(await t.db.selectFrom('translation_glossary').select('entryid').where('term_lower', '=', term.toLowerCase()).execute()).toHaveLength(1);
   });
 
   it('422 naming each bad field, and nothing changes', async () => {
