@@ -172,6 +172,15 @@ describe('GET /translation_glossary/entries', () => {
     const page = (await t.get('/translation_glossary/entries?order=DESC&offset=1&limit=2', { token: user.token })).json();
     expect(page.map((x: { entryid: number }) => x.entryid)).toEqual([...ids].reverse().slice(1, 3));
     expect((await t.get('/translation_glossary/entries')).statusCode).toBe(401);
+    // one query for the page, one for the translations of all its entries (plus the token's)
+    let n = 0;
+    t.app.dbHandle.setQueryListener!(() => { n++; });
+    try {
+      expect((await t.get('/translation_glossary/entries?limit=5', { token: user.token })).json()).toHaveLength(5);
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(n).toBeLessThanOrEqual(3);
     expect((await t.get('/translation_glossary/entries?limit=0', { token: user.token })).statusCode).toBe(422);
   });
 });

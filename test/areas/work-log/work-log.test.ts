@@ -271,3 +271,25 @@ describe('DELETE /work_log/{entryid}', () => {
     expect((await t.del(`/work_log/${f.entryid}`)).statusCode).toBe(401);
   });
 });
+
+describe('query counts', () => {
+  it('a page of entries costs the same number of queries for 2 entries and for 40, with step data', async () => {
+    const who = await makeUser(t);
+    const page = async (limit: number) => {
+      let n = 0;
+      t.app.dbHandle.setQueryListener!(() => { n++; });
+      try {
+        const res = await t.get(`/work_log?userid=${who.userid}&limit=${limit}`, { token: who.token });
+        expect(res.json()).toHaveLength(limit);
+      } finally {
+        t.app.dbHandle.setQueryListener!(null);
+      }
+      return n;
+    };
+    for (let i = 0; i < 40; i++) {
+      const e = await start(who);
+      await t.put(`/work_log/${e.entryid}/stepData`, { token: who.token, body: { steps: [{ stepid: guide.steps[0].stepid, checked: true }] } });
+    }
+    expect(await page(40)).toBe(await page(2));
+  });
+});
