@@ -83,7 +83,7 @@ async function plan(db: Db, config: Config, body: GlossaryPut): Promise<{ change
     const source = e.source_langid ?? row?.source_langid ?? config.languages[0];
     if (e.source_langid !== undefined) language(`${at}.source_langid`, e.source_langid);
     const term = e.term !== undefined ? e.term.trim() : row?.term;
-    if (term === undefined || term === '') err(`${at}.term`, `${at}.term is required.`, 'missing_field');
+    if ((term === undefined && !e.entryid) || term === '') err(`${at}.term`, `${at}.term is required.`, 'missing_field');
     const langs = new Set<string>();
     const translations = e.translations?.map((tr, j) => {
       const tat = `${at}.translations[${j}]`;
