@@ -9,5 +9,7 @@ import type { WikisTables } from '../areas/wikis/wikis.tables.js';
 import type { CommentsTables } from '../areas/comments/comments.tables.js';
 import type { ViewHistoryTables } from '../areas/view-history/view-history.tables.js';
 import type { SearchTables } from '../areas/search/search.tables.js';
+import type { GlossaryTables } from '../areas/translation-glossary/glossary.tables.js';
+import type { WorkLogTables } from '../areas/work-log/work-log.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables {}

@@ -4,6 +4,8 @@
 // - the same unversioned resource edited 50 times at once: every edit answered, no 5xx;
 // - 50 creates at once (every POST): none lost, none doubled (rows grow 50 times what one
 //   request adds), and 50 identical ones: no 5xx, duplicates refused cleanly;
+// - 50 identical state transitions of one resource at once (POSTs marked x-transition,
+//   e.g. finishing a work log entry): at most one succeeds, the others are refused cleanly;
 // - 50 identical PUTs (joins, completions, favorites): they add what one PUT adds, once;
 // - 50 identical DELETEs: no 5xx, they remove what one DELETE removes;
 // - on SQLite, two server processes on one database file under concurrent writes: no
@@ -168,7 +170,7 @@ describe(`the same resource edited ${N} times at once (unversioned)`, () => {
 
 describe(`${N} creates at once`, () => {
   // Creations under a versioned resource (a step of a guide) race on its revisionid: above.
-  const creates = ops.filter((op) => op.method === 'POST' && !isVersioned(op));
+  const creates = ops.filter((op) => op.method === 'POST' && !isVersioned(op) && !op.transition);
   for (const op of creates) {
     it(`${op.id}: none lost, none doubled`, async () => {
       await world.restore();
@@ -222,6 +224,26 @@ describe(`${N} creates at once`, () => {
       // Whatever was refused left nothing: the rows added are a whole multiple of the successes' rows.
       const wins = responses.filter((r) => ok(r.statusCode)).length;
       if (wins === 0) expect(after).toEqual({});
+    });
+  }
+});
+
+describe(`${N} identical state transitions of one resource at once`, () => {
+  for (const op of ops.filter((o) => o.transition)) {
+    it(`${op.id}: at most one succeeds, the others are refused cleanly`, async () => {
+      await world.restore();
+      await world.repair();
+      // The first existing record the transition applies to: a round with no winner changed nothing, so the next one is tried.
+      for (let pick = 0; pick < 10; pick++) {
+        const same = await validRequest(world, ops, op, world.ids.admin, 'team', 0, undefined, pick);
+        const responses = await Promise.all(Array.from({ length: N }, () => send(same, world.ids.admin.token)));
+        expect(problemsOf(op, responses)).toEqual([]);
+        const wins = responses.filter((r) => ok(r.statusCode)).length;
+        expect(wins, account(responses)).toBeLessThanOrEqual(1);
+        expect(responses.filter((r) => !ok(r.statusCode)).every((r) => r.statusCode >= 400 && r.statusCode < 500), account(responses)).toBe(true);
+        if (wins === 1) return;
+      }
+      console.log(`[concurrency] ${op.id}: inconclusive, no record took the transition`);
     });
   }
 });

@@ -1,11 +1,12 @@
 // Machine translation of short texts (category display titles). The default translator
-// returns the source text; a LibreTranslate server is used when LIBRETRANSLATE_URL is
-// set, its answers cached in the database so that each distinct text is asked once.
-// The glossary area may wrap a Translator to apply its entries.
+// applies the translation glossary's entries (src/areas/translation-glossary); a
+// LibreTranslate server is used when LIBRETRANSLATE_URL is set, its answers cached in the
+// database so that each distinct text is asked once.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
+import { GlossaryTranslator } from '../translation-glossary/glossary.translator.js';
 
 export interface Translator {
   /** One translation per text, in order; a text that cannot be translated comes back as it is. */
@@ -83,6 +84,6 @@ export class CachedTranslator implements Translator {
 
 /** The site's translator, from its settings. */
 export function translatorFor(config: Config, db: Kysely<Database>, clock: Clock, onError?: (err: unknown) => void): Translator {
-  if (!config.libreTranslateUrl) return identityTranslator;
+  if (!config.libreTranslateUrl) return new GlossaryTranslator(db, identityTranslator);
   return new CachedTranslator(db, clock, new LibreTranslateTranslator({ url: config.libreTranslateUrl, apiKey: config.libreTranslateApiKey || undefined, onError }));
 }

@@ -2,6 +2,8 @@
 // names start with a timestamp so that work on different areas never collides.
 import type { Migration } from 'kysely';
 import * as foundation from './2026_11_22_0000_foundation.js';
+import * as glossary from './2026_11_22_1400_glossary.js';
+import * as workLog from './2026_11_22_1410_work_log.js';
 import * as sharedContent from './2026_11_22_0100_shared_content.js';
 import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
@@ -21,4 +23,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1130_search': search,
   '2026_11_22_1200_media': media,
   '2026_11_22_1300_search_guides': searchGuides,
+  '2026_11_22_1400_glossary': glossary,
+  '2026_11_22_1410_work_log': workLog,
 };

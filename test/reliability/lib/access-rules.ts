@@ -22,6 +22,7 @@ export const SELF_SERVICE = new Set<string>([
   'POST /courses/stage-sign-offs/responses/{signoff_requestid}/initializeViaPassword',
   'PATCH /courses/stage-sign-offs/responses/{signoff_requestid}/acknowledge',
   'POST /guides/steps/lines/preview',
+  'POST /work_log/{entryid}/assume',
 ]);
 
 export interface ResourceRule {

@@ -27,6 +27,8 @@ export interface Operation {
   tags: string[];
   summary: string;
   deprecated: boolean;
+  /** `x-transition`: a POST that moves an existing resource to another state (not a creation). */
+  transition: boolean;
   pathParams: Param[];
   queryParams: Param[];
   /** Request body schemas by content type (JSON Schema, as declared). */
@@ -127,6 +129,7 @@ export function operations(doc: any): Operation[] {
         tags: op.tags ?? [],
         summary: op.summary ?? '',
         deprecated: !!op.deprecated,
+        transition: op['x-transition'] === true,
         pathParams: params.filter((p) => p.in === 'path').map(conv),
         queryParams: params.filter((p) => p.in === 'query').map(conv),
         body,

@@ -1,0 +1,89 @@
+// The translation glossary: terms and their translations into the site's languages.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Empty, errorResponses, Id } from '../../http/schemas.js';
+import { notFound, unprocessable } from '../../http/errors.js';
+import { requireUser } from '../../http/auth.js';
+import { isUniqueViolation } from '../../db/helpers.js';
+import { GlossaryEntry, GlossaryListQuery, GlossaryPut, GlossaryPutResult } from './glossary.schemas.js';
+import { applyGlossaryPut, glossaryRecords, requireGlossary } from './glossary.queries.js';
+
+const TAG = ['Translation glossary'];
+const ONLY_MULTILINGUAL = 'Only on sites with more than one language (`LANGUAGES`); elsewhere 404.';
+
+export async function glossaryRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, config, clock } = app;
+
+  app.get('/translation_glossary/entries', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Glossary entries',
+      description: `The glossary entries, ordered by entryid (\`order\` ASC, the default, or DESC). Filters: \`source_langid\` (entries whose term is in that language), \`langid\` (entries with a translation into that language). Paginated with \`offset\` and \`limit\` (1 to 200, default 20). An entry: \`entryid\`, \`source_langid\`, \`term\`, \`translations\` [{langid, term}], \`notes\`, \`created_date\`, \`modified_date\`, \`userid_modified\`. ${ONLY_MULTILINGUAL}`,
+      querystring: GlossaryListQuery,
+      response: { 200: Type.Array(GlossaryEntry), ...errorResponses(401, 404, 422) },
+    },
+  }, async (request) => {
+    requireGlossary(config);
+    const q = request.query;
+    let query = db.selectFrom('translation_glossary as g').selectAll('g');
+    if (q.source_langid) query = query.where('g.source_langid', '=', q.source_langid);
+    if (q.langid) {
+      const langid = q.langid;
+      query = query.where((eb) => eb.exists(eb.selectFrom('translation_glossary_terms as t').select('t.entryid').whereRef('t.entryid', '=', 'g.entryid').where('t.langid', '=', langid)));
+    }
+    const rows = await query.orderBy('g.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    return glossaryRecords(db, rows);
+  });
+
+  app.put('/translation_glossary/entries', {
+    config: { auth: 'author' },
+    schema: {
+      tags: TAG,
+      summary: 'Add, modify and/or delete glossary entries',
+      description: `Body: \`entries\` (up to 200) and/or \`delete\` (up to 200 entryids). An entry without \`entryid\` is added (or, when its source language has the term already, whatever its case, modifies that entry: PUT creates or replaces): \`term\` required, \`source_langid\` (default: the site's default language), \`notes\`, \`translations\` [{langid, term}]. An entry with \`entryid\` is modified: the fields sent replace the stored ones, and \`translations\`, when sent, is the entry's complete new list (to remove one translation, send the ones that remain; \`[]\` removes them all). Languages must be the site's; a translation cannot be in the source language, nor two in one language. Terms are trimmed, 1 to 255 characters, unique per source language whatever their case (a term twice in a request, or renaming an entry to another entry's term: 422 \`duplicate\`). Every change of the request is checked first: any error is a 422 naming each field (\`entries[i].term\`, \`delete[j]\`...) and nothing is changed. Answers the added and modified entries and the deleted entryids. ${ONLY_MULTILINGUAL}`,
+      body: GlossaryPut,
+      response: { 200: GlossaryPutResult, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    requireGlossary(config);
+    const now = clock.now();
+    let result: { entryids: number[]; deleted: number[] } | undefined;
+    // Two requests adding one term at once: the second meets the unique index, and once
+    // more finds the term stored (so it modifies that entry).
+    for (let attempt = 1; !result; attempt++) {
+      try {
+        result = await db.transaction().execute((trx) => applyGlossaryPut(trx, config, now, user.userid, request.body));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if (attempt === 2) throw unprocessable([{ field: 'entries', code: 'duplicate', message: 'A term of the request was added to the glossary meanwhile.' }]);
+      }
+    }
+    const rows = result.entryids.length ? await db.selectFrom('translation_glossary').selectAll().where('entryid', 'in', result.entryids).execute() : [];
+    const byId = new Map((await glossaryRecords(db, rows)).map((r) => [r.entryid, r]));
+    return { entries: result.entryids.map((id) => byId.get(id)!).filter(Boolean), deleted: result.deleted };
+  });
+
+  app.delete('/translation_glossary/entries/:entryid', {
+    config: { auth: 'author' },
+    schema: {
+      tags: TAG,
+      summary: 'Delete a glossary entry',
+      description: `Deletes the entry with its translations. Answers 204; 404 when there is no such entry. ${ONLY_MULTILINGUAL}`,
+      params: Type.Object({ entryid: Id() }),
+      response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request, reply) => {
+    requireGlossary(config);
+    const { entryid } = request.params;
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('translation_glossary_terms').where('entryid', '=', entryid).execute();
+      const gone = await trx.deleteFrom('translation_glossary').where('entryid', '=', entryid).executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) throw notFound('Glossary entry');
+    });
+    return reply.status(204).send(null);
+  });
+}
