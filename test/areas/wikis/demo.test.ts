@@ -32,12 +32,16 @@ describe('demo content', () => {
     expect((await t.get('/wikis/USER')).json()).toHaveLength(1);
   });
 
-  it('comments with replies, and a discussion post', async () => {
+  it('comments with replies (on a guide step too, shown in the guide), and a discussion post', async () => {
     const list = (await t.get('/comments')).json();
-    expect(list.length).toBeGreaterThanOrEqual(3);
+    expect(list.length).toBeGreaterThanOrEqual(4);
     expect(list.every((c: { replies: unknown[] }) => c.replies.length === 1)).toBe(true);
-    expect(list.map((c: { context: string }) => c.context).sort()).toEqual(['info', 'post', 'wiki']);
+    expect(list.map((c: { context: string }) => c.context).sort()).toEqual(['info', 'post', 'step', 'wiki']);
     expect((await t.get('/posts')).json()[0].comment_count).toBe(2);
+    const onStep = list.find((c: { context: string }) => c.context === 'step');
+    const guide = (await t.get('/guides?limit=200')).json().find((g: { title: string }) => g.title === onStep.title);
+    const steps = (await t.get(`/guides/${guide.guideid}`)).json().steps;
+    expect(steps.find((s: { stepid: number }) => s.stepid === onStep.contextid).comments.map((c: { commentid: number }) => c.commentid)).toEqual([onStep.commentid]);
   });
 
   it('every revision is kept from the start, and the demo is searchable', async () => {
