@@ -171,43 +171,59 @@ export interface SearchHit {
   tier: number;
 }
 
+/** Candidates taken from the index per tier (more for deep pages); see searchDocs. */
+const CANDIDATES = 200;
+
 /**
  * Documents matching every word of `text` as a prefix, best first: titles that start
  * with the query, then titles containing every word, then the rest (body, comments);
  * within a tier by relevance, then shorter titles. One hit per target document, and
  * only targets that are themselves indexed and visible.
+ *
+ * Bounded at any size: each tier takes at most CANDIDATES matching rows from the index
+ * (titles starting with the query, titles holding every word, anything), and only those
+ * are ranked. A short prefix can match a large part of the index (`con` matched 140 000
+ * of 1.4 million rows at 100 000 guides); ranking every match took seconds. Past the
+ * candidates, a tier's order is the index's, not relevance: acceptable for a suggester,
+ * whose first tier rarely holds more than a few hundred titles.
  */
 export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }): Promise<SearchHit[]> {
   const tokens = searchTokens(text);
   if (tokens.length === 0 || filter.targets.length === 0) return [];
   const like = likeEscape(text.trim().toLowerCase()) + '%';
   const types = [...new Set(filter.targets.map((t) => t.type))];
+  const cap = Math.max(CANDIDATES, (page.offset + page.limit) * 5);
   const targetFilter = sql.join(filter.targets.map((t) => t.namespaces
     ? sql`(t.kind = ${t.type} and t.namespace in (${sql.join(t.namespaces)}))`
     : sql`t.kind = ${t.type}`), sql` or `);
   const langFilter: RawBuilder<unknown> = filter.langids ? sql`and d.target_langid in (${sql.join(filter.langids)})` : sql``;
+  const rowFilter = sql`d.target_type in (${sql.join(types)}) and d.visible = 1 ${langFilter}`;
 
   let hits: RawBuilder<unknown>;
   if (isPostgres(db)) {
     const query = tokens.map((t) => `${t}:*`).join(' & ');
     const titleQuery = tokens.map((t) => `${t}:*A`).join(' & ');
+    const tier = (where: RawBuilder<unknown>, n: number) => sql`(select d.id, ${n}::int as t from search_docs d where ${where} and ${rowFilter} limit ${cap})`;
     hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
-        min(case when lower(d.title) like ${like} escape '\\' then 0
-                 when d.tsv @@ to_tsquery('simple', ${titleQuery}) then 1 else 2 end) as tier,
+        min(case when lower(d.title) like ${like} escape '\\' then 0 when c.t <= 1 then 1 else 2 end) as tier,
         -max(ts_rank(d.tsv, to_tsquery('simple', ${query}))) as score
-      from search_docs d
-      where d.tsv @@ to_tsquery('simple', ${query}) and d.target_type in (${sql.join(types)}) ${langFilter}
+      from (${tier(sql`lower(d.title) like ${like} escape '\\'`, 0)}
+        union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, 1)}
+        union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${query})`, 2)}) c
+      join search_docs d on d.id = c.id
       group by d.target_type, d.target_id, d.target_langid`;
   } else {
     const match = tokens.map((t) => `"${t}"*`).join(' ');
     const titleMatch = `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`;
+    // FTS5: ^ anchors the phrase at the column's first token; * makes its last token a prefix.
+    const startMatch = `title : ^"${tokens.join(' ')}"*`;
+    const tier = (expr: string, n: number) => sql`select * from (select f.rowid as id, ${n} as t, bm25(search_fts, 10.0, 1.0) as score
+      from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${expr} and ${rowFilter} limit ${cap})`;
     hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
-        min(case when lower(d.title) like ${like} escape '\\' then 0
-                 when d.id in (select rowid from search_fts where search_fts match ${titleMatch}) then 1 else 2 end) as tier,
-        min(f.score) as score
-      from (select rowid, rank as score from search_fts where search_fts match ${match} and rank match 'bm25(10.0, 1.0)') f
-      join search_docs d on d.id = f.rowid
-      where d.target_type in (${sql.join(types)}) ${langFilter}
+        min(case when lower(d.title) like ${like} escape '\\' then 0 when c.t <= 1 then 1 else 2 end) as tier,
+        min(c.score) as score
+      from (${tier(startMatch, 0)} union all ${tier(titleMatch, 1)} union all ${tier(match, 2)}) c
+      join search_docs d on d.id = c.id
       group by d.target_type, d.target_id, d.target_langid`;
   }
   const rows = await sql<SearchHit>`with hits as (${hits})

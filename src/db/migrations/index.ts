@@ -10,6 +10,7 @@ import * as guides from './2026_11_22_1000_guides.js';
 import * as media from './2026_11_22_1200_media.js';
 import * as search from './2026_11_22_1130_search.js';
 import * as searchGuides from './2026_11_22_1300_search_guides.js';
+import * as searchTitlePrefix from './2026_11_22_1320_search_title_prefix.js';
 import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1130_search': search,
   '2026_11_22_1200_media': media,
   '2026_11_22_1300_search_guides': searchGuides,
+  '2026_11_22_1320_search_title_prefix': searchTitlePrefix,
   '2026_11_22_1400_glossary': glossary,
   '2026_11_22_1410_work_log': workLog,
 };

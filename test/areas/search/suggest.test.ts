@@ -152,6 +152,17 @@ describe('the index follows every write at once', () => {
     expect(await suggest('lynxgasket')).toEqual([]);
   });
 
+  it('past the candidates ranked per tier (1000 body matches), titles that start with the query still come first', async () => {
+    const body = Array.from({ length: 1000 }, (_, i) => ({ namespace: 'WIKI', title: `Manual page ${i} okapi`, summary: 'Mentions xeruses in passing.' }));
+    await t.db.insertInto('wikis').values(body).execute();
+    const first = await t.db.insertInto('wikis').values({ namespace: 'WIKI', title: 'Xerus habitat' }).returning('wikiid').executeTakeFirstOrThrow();
+    const within = await t.db.insertInto('wikis').values({ namespace: 'WIKI', title: 'The xerus enclosure' }).returning('wikiid').executeTakeFirstOrThrow();
+    const results = await suggest('xeru');
+    expect(results).toHaveLength(10);
+    expect(results.slice(0, 2).map((r) => r.wikiid)).toEqual([first.wikiid, within.wikiid]);
+    expect(results.slice(2).every((r) => r.title.startsWith('Manual page'))).toBe(true);
+  });
+
   it('rows written by any code, straight to the table, are indexed by the database itself', async () => {
     const row = await t.db.insertInto('wikis').values({ namespace: 'CATEGORY', title: 'Armadillo drives' }).returning('wikiid').executeTakeFirstOrThrow();
     expect((await suggest('armadillo', '?doctypes=category')).map((r) => r.wikiid)).toEqual([row.wikiid]);
