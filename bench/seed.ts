@@ -1,0 +1,403 @@
+// The benchmark's data generator: a realistic site at scale, repeatable from a seed.
+//
+//   npm run seed:bench -- --guides 100000                        # ./data/bench.sqlite
+//   npm run seed:bench -- --guides 10000 --database postgres://postgres@127.0.0.1:5432/bench
+//   npm run seed:bench -- --guides 1000 --database sqlite:/tmp/x.sqlite --seed 7 --hash-cost 12
+//
+// For N guides: N/10 users (the first four are the demo accounts admin@, author@,
+// moderator@, user@example.com; every seeded user shares one password hash, since hashing
+// is deliberately slow), N/1000 teams, a CATEGORY tree of depth 4 (5 x 5 x 5 x 5), N/2
+// wikis in all (categories, ITEM wikis and the rest), N guides of 5 to 15 steps of 2 to 6
+// lines of wiki syntax, an image record per step, tags, flags, prerequisites, one kept
+// revision per guide and per step, 2 comments per guide, view history. Course
+// assignments are not generated: the project has no courses yet.
+//
+// The schema comes from the project's migrations; rows then go in with bulk inserts
+// inside transactions (prepared statements on SQLite, `unnest` of arrays on PostgreSQL).
+// The search index fills itself: the database's own triggers index wikis and comments
+// (src/db/search.ts); guides are added to search_docs the way those triggers write rows,
+// unless a trigger of the guides area already did.
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { rmSync, existsSync } from 'node:fs';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { hashPassword } from '../src/http/passwords.js';
+import { SERVER_PASSWORD } from './lib/server-process.js';
+
+export const DEFAULT_DATABASE = 'sqlite:data/bench.sqlite';
+
+/** A small fast deterministic PRNG (mulberry32). */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+  return { next, int, pick };
+}
+
+// ------------------------------------------------------------------ words
+
+const DEVICES = ['Conveyor', 'Pump', 'Compressor', 'Forklift', 'Lathe', 'Press', 'Mixer', 'Boiler', 'Chiller', 'Robot Arm', 'Packer', 'Labeler', 'Scanner', 'Printer', 'Generator', 'Turbine', 'Valve', 'Fan', 'Furnace', 'Drill'];
+const PARTS = ['Drive Belt', 'Bearing', 'Seal', 'Filter', 'Motor', 'Gearbox', 'Sensor', 'Fuse', 'Relay', 'Display', 'Battery', 'Hose', 'Nozzle', 'Impeller', 'Coupling', 'Switch', 'Cable', 'Gasket', 'Spring', 'Blade'];
+const TYPES = ['replacement', 'repair', 'installation', 'disassembly', 'maintenance', 'how-to', 'troubleshooting'];
+const VERBS = ['Remove', 'Undo', 'Loosen', 'Tighten', 'Check', 'Clean', 'Inspect', 'Lift', 'Slide', 'Disconnect', 'Reconnect', 'Align', 'Measure', 'Replace', 'Press', 'Turn'];
+const THINGS = ['the cover', 'the guard', 'the four screws', 'the retaining clip', 'the connector', 'the housing', 'the shaft', 'the bracket', 'the panel', 'the old part', 'the tension arm', 'the locking nut'];
+const TOOLS = ['Phillips #1 Screwdriver', 'Torx T10 Screwdriver', 'Spudger', 'Hex Key Set', 'Torque Wrench', 'Multimeter', 'Tweezers', 'Socket Set'];
+const WORDS = ['carefully', 'gently', 'firmly', 'slowly', 'by hand', 'with care', 'until it clicks', 'in a cross pattern', 'and set it aside', 'before moving on'];
+const BULLETS = ['black', 'black', 'black', 'red', 'orange', 'green', 'blue', 'icon_note', 'icon_caution', 'icon_reminder'];
+const TAGS = Array.from({ length: 200 }, (_, i) => `tag-${['safety', 'quick', 'advanced', 'electrical', 'mechanical', 'hydraulic', 'cleaning', 'calibration'][i % 8]}-${i}`);
+const FIRST = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gia', 'Hugo', 'Ines', 'Jon', 'Kai', 'Lea', 'Milo', 'Nora', 'Otto', 'Pia', 'Quinn', 'Rosa', 'Sam', 'Tara'];
+const LAST = ['Adams', 'Berg', 'Costa', 'Dietz', 'Evans', 'Fischer', 'Garcia', 'Hale', 'Ivers', 'Jansen', 'Klein', 'Lopez', 'Meyer', 'Novak', 'Olsen', 'Petit'];
+
+/** A line of wiki syntax: bold, italic, code, links, now and then. */
+function lineText(r: ReturnType<typeof prng>, guides: number): string {
+  const base = `${r.pick(VERBS)} ${r.pick(THINGS)} ${r.pick(WORDS)}`;
+  switch (r.int(0, 7)) {
+    case 0: return `${base} with a '''${r.pick(TOOLS)}'''.`;
+    case 1: return `${base}; it is ''${r.pick(['tight', 'fragile', 'hot', 'sharp'])}''.`;
+    case 2: return `${base}: torque to \`\`${r.int(2, 40)} Nm\`\`.`;
+    case 3: return `${base}, see [guide|${r.int(1, guides)}].`;
+    case 4: return `${base} ([https://example.com/specs/${r.int(1, 999)} spec sheet]).`;
+    default: return `${base}.`;
+  }
+}
+
+// ------------------------------------------------------------------ sinks
+
+/** Columns as `name:type` (type for PostgreSQL arrays: int8, int4, text, float8). */
+type Columns = string[];
+
+interface Sink {
+  insert(table: string, columns: Columns, rows: unknown[][]): Promise<void>;
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  run(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function sqliteSink(file: string): Sink {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -262144');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('foreign_keys = OFF');
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    async insert(table, columns, rows) {
+      const key = `${table}(${columns.join()})`;
+      let stmt = statements.get(key);
+      if (!stmt) {
+        const names = columns.map((c) => c.split(':')[0]);
+        stmt = db.prepare(`insert into ${table} (${names.join(', ')}) values (${names.map(() => '?').join(', ')})`);
+        statements.set(key, stmt);
+      }
+      for (const row of rows) stmt.run(row);
+    },
+    async begin() { db.exec('begin'); },
+    async commit() { db.exec('commit'); },
+    async run(text) { db.exec(text); },
+    async close() {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+  };
+}
+
+async function postgresSink(url: string): Promise<Sink> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('set synchronous_commit = off');
+  return {
+    async insert(table, columns, rows) {
+      if (rows.length === 0) return;
+      const names = columns.map((c) => c.split(':')[0]);
+      const types = columns.map((c) => c.split(':')[1] ?? 'text');
+      const arrays = names.map((_, i) => rows.map((r) => r[i]));
+      await client.query(`insert into ${table} (${names.join(', ')}) select * from unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`, arrays);
+    },
+    async begin() { await client.query('begin'); },
+    async commit() { await client.query('commit'); },
+    async run(text) { await client.query(text); },
+    async close() { await client.end(); },
+  };
+}
+
+// ------------------------------------------------------------------ progress
+
+function progress(label: string, total: number) {
+  const start = Date.now();
+  let last = 0;
+  const tty = process.stderr.isTTY;
+  return {
+    tick(done: number) {
+      const now = Date.now();
+      if (now - last < (tty ? 200 : 5000) && done < total) return;
+      last = now;
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${((now - start) / 1000).toFixed(1)} s`;
+      process.stderr.write(tty ? `\r${line}` : `${line}\n`);
+    },
+    done() {
+      const line = `${label}: ${total} in ${((Date.now() - start) / 1000).toFixed(1)} s`;
+      process.stderr.write(tty ? `\r${line}\x1b[K\n` : `${line}\n`);
+    },
+  };
+}
+
+// ------------------------------------------------------------------ the site
+
+export interface SeedOptions {
+  guides: number;
+  databaseUrl: string;
+  seed: number;
+  hashCost: number;
+  log?: (line: string) => void;
+}
+
+export interface SeedSummary {
+  guides: number; users: number; teams: number; categories: number; wikis: number; steps: number; lines: number; images: number; comments: number; seconds: number;
+}
+
+const BATCH = 1000;
+const T0 = 1_767_225_600; // 2026-01-01
+
+export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
+  const started = Date.now();
+  const log = o.log ?? ((l: string) => console.log(l));
+  const dialect = dialectOf(o.databaseUrl);
+  if (dialect === 'sqlite') {
+    const file = sqlitePath(o.databaseUrl);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) rmSync(f);
+  } else {
+    // A fresh schema in the database named by the URL.
+    const c = new pg.Client({ connectionString: o.databaseUrl });
+    await c.connect();
+    await c.query('drop schema public cascade; create schema public');
+    await c.end();
+  }
+  const handle = openDatabase(o.databaseUrl);
+  await migrateToLatest(handle.db);
+  await handle.destroy();
+  const sink = dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : await postgresSink(o.databaseUrl);
+  const r = prng(o.seed);
+  const N = o.guides;
+  const nUsers = Math.max(10, Math.floor(N / 10));
+  const nTeams = Math.max(2, Math.floor(N / 1000));
+  const nWikis = Math.max(800, Math.floor(N / 2));
+  const hash = await hashPassword(SERVER_PASSWORD, o.hashCost);
+  let t = 0;
+  const tick = () => T0 + (t += 7);
+
+  // users and teams
+  const users: unknown[][] = [];
+  const demo = [['admin@example.com', 'Ada Admin', 'admin', 'Admin,User'], ['author@example.com', 'Arthur Author', 'author', 'Author,User'], ['moderator@example.com', 'Mona Moderator', 'moderator', 'Moderator,User'], ['user@example.com', 'Uma User', 'user', 'User']];
+  for (let i = 1; i <= nUsers; i++) {
+    const d = demo[i - 1];
+    const name = d ? d[1] : `${r.pick(FIRST)} ${r.pick(LAST)} ${i}`;
+    users.push([i, d ? d[0] : `user${i}@bench.example`, hash, name, name.toLowerCase(), d ? d[2] : `user_${i}`, tick(), r.int(1, 5000), d ? d[3] : (i % 50 === 0 ? 'Author,User' : 'User'), 1, 0]);
+  }
+  await sink.begin();
+  const userCols = ['userid:int4', 'email:text', 'password_hash:text', 'username:text', 'username_lower:text', 'unique_username:text', 'join_date:int8', 'reputation:int4', 'privileges:text', 'enabled:int4', 'banned:int8'];
+  for (let i = 0; i < users.length; i += BATCH) await sink.insert('users', userCols, users.slice(i, i + BATCH));
+  const teams: unknown[][] = [];
+  for (let i = 1; i <= nTeams; i++) teams.push([i, `Team ${r.pick(DEVICES)} ${i}`, `team ${i}`, 'A maintenance crew.', r.int(1, nUsers), '', 0, `join${i}`, tick()]);
+  await sink.insert('teams', ['teamid:int4', 'name:text', 'name_lower:text', 'description:text', 'owner:int4', 'location:text', 'reputation:int4', 'join_code:text', 'created_date:int8'], teams);
+  const members: unknown[][] = [];
+  for (let u = 1; u <= nUsers; u++) members.push([(u % nTeams) + 1, u, u <= nTeams ? 1 : 0, tick()]);
+  for (let i = 0; i < members.length; i += BATCH) await sink.insert('team_members', ['teamid:int4', 'userid:int4', 'is_lead:int4', 'join_date:int8'], members.slice(i, i + BATCH));
+  await sink.commit();
+  const teamCount = nTeams;
+
+  // wikis: the category tree (5 x 5 x 5 x 5), ITEM wikis for parts and tools, then the rest
+  const wikiCols = ['wikiid:int4', 'namespace:text', 'title:text', 'langid:text', 'display_title:text', 'summary:text', 'contents_raw:text', 'revisionid:int4', 'parentid:int4', 'stub:int4', 'item_type:text', 'userid:int4', 'created_date:int8', 'modified_date:int8'];
+  const revCols = ['revisionid:int4', 'wikiid:int4', 'langid:text', 'display_title:text', 'summary:text', 'contents_raw:text', 'identification_raw:text', 'fields:text', 'action:text', 'userid:int4', 'date:int8'];
+  let wikiid = 0;
+  const leaves: string[] = [];
+  const wikiRows: unknown[][] = [];
+  const addWiki = (namespace: string, title: string, parentid: number | null, itemType: string | null) => {
+    wikiid++;
+    const contents = `== About ==\n${title} is ''documented'' here. See [https://example.com/${wikiid} the maker's page].\n* ${r.pick(VERBS)} ${r.pick(THINGS)}\n* ${r.pick(VERBS)} ${r.pick(THINGS)}`;
+    wikiRows.push([wikiid, namespace, title, 'en', title, `${title}: summary.`, contents, wikiid, parentid, 0, itemType, r.int(1, nUsers), tick(), tick()]);
+    return wikiid;
+  };
+  const level = (depth: number, parent: number | null, prefix: string) => {
+    for (let i = 0; i < 5; i++) {
+      const title = depth === 0 ? `${DEVICES[i * 4 % DEVICES.length]} Line` : `${prefix} ${String.fromCharCode(65 + i)}${depth}`;
+      const id = addWiki('CATEGORY', title, parent, null);
+      if (depth < 3) level(depth + 1, id, title);
+      else leaves.push(title);
+    }
+  };
+  level(0, null, '');
+  const categories = wikiid;
+  for (const p of PARTS) addWiki('ITEM', p, null, 'part');
+  for (const tool of TOOLS) addWiki('ITEM', tool, null, 'tool');
+  const NS = ['WIKI', 'ITEM', 'INFO', 'TEAM'];
+  while (wikiid < nWikis) addWiki(r.pick(NS), `${r.pick(DEVICES)} ${r.pick(PARTS)} notes ${wikiid + 1}`, null, null);
+  const wp = progress('wikis', wikiRows.length);
+  for (let i = 0; i < wikiRows.length; i += BATCH) {
+    const chunk = wikiRows.slice(i, i + BATCH);
+    await sink.begin();
+    await sink.insert('wikis', wikiCols, chunk);
+    await sink.insert('wiki_revisions', revCols, chunk.map((w) => [w[0], w[0], 'en', w[4], w[5], w[6], '', '{}', 'create', w[11], w[13]]));
+    await sink.commit();
+    wp.tick(i + chunk.length);
+  }
+  wp.done();
+  await sink.begin();
+  await sink.insert('tags', ['tagid:int4', 'tag:text'], TAGS.map((tag, i) => [i + 1, tag]));
+  await sink.commit();
+
+  // guides, with their steps, lines, images, revisions, tags, flags, comments, views
+  let stepid = 0, lineid = 0, imageid = 0, commentid = 0, viewid = 0;
+  const gp = progress('guides', N);
+  const guideCols = ['guideid:int4', 'langid:text', 'revisionid:int4', 'userid:int4', 'type:text', 'category:text', 'title:text', 'subject:text', 'summary:text', 'introduction:text', 'conclusion:text', 'difficulty:text', 'time_required:text', 'time_required_min:int4', 'time_required_max:int4', 'public:int4', 'deleted:int4', 'step_imageid:int4', 'parts:text', 'tools:text', 'documents:text', 'created_date:int8', 'modified_date:int8', 'published_date:int8'];
+  const stepCols = ['stepid:int4', 'guideid:int4', 'langid:text', 'orderby:int4', 'revisionid:int4', 'title:text', 'media_type:text', 'created_date:int8', 'modified_date:int8'];
+  const lineCols = ['lineid:int4', 'stepid:int4', 'orderby:int4', 'text:text', 'bullet:text', 'level:int4'];
+  const imageCols = ['imageid:int4', 'guid:text', 'userid:int4', 'width:int4', 'height:int4', 'mime:text', 'created_date:int8', 'filename:text', 'size:int8'];
+  const stepRevCols = ['revisionid:int4', 'stepid:int4', 'guideid:int4', 'langid:text', 'userid:int4', 'date:int8', 'action:text', 'snapshot:text'];
+  const guideRevCols = ['revisionid:int4', 'guideid:int4', 'langid:text', 'userid:int4', 'date:int8', 'action:text', 'snapshot:text'];
+  const commentCols = ['commentid:int4', 'context:text', 'contextid:int4', 'userid:int4', 'langid:text', 'title:text', 'text_raw:text', 'date:int8', 'modified_date:int8', 'status:text', 'status_reason:text'];
+  const viewCols = ['viewid:int4', 'userid:int4', 'doc_type:text', 'docid:int4', 'langid:text', 'date:int8'];
+  const DIFF = ['Very easy', 'Easy', 'Moderate', 'Difficult', 'Very difficult'];
+  let totalLines = 0;
+  for (let g0 = 1; g0 <= N; g0 += BATCH) {
+    const ids: unknown[][] = [], guides: unknown[][] = [], steps: unknown[][] = [], lines: unknown[][] = [], images: unknown[][] = [], stepImages: unknown[][] = [];
+    const stepRevs: unknown[][] = [], guideRevs: unknown[][] = [], docTags: unknown[][] = [], flags: unknown[][] = [], prereqs: unknown[][] = [], comments: unknown[][] = [], views: unknown[][] = [];
+    for (let g = g0; g < Math.min(N + 1, g0 + BATCH); g++) {
+      const owner = r.int(1, nUsers);
+      const created = tick();
+      const device = r.pick(DEVICES), part = r.pick(PARTS), type = r.pick(TYPES);
+      const category = r.pick(leaves);
+      const subject = `${part} ${g}`;
+      const title = `${device} ${subject} ${type === 'how-to' ? 'How-To' : type.charAt(0).toUpperCase() + type.slice(1)}`;
+      const isPublic = g % 20 === 0 ? 0 : 1;
+      const snapSteps: Array<{ stepid: number; revisionid: number }> = [];
+      let firstImage: number | null = null;
+      const nSteps = r.int(5, 15);
+      for (let s = 1; s <= nSteps; s++) {
+        stepid++;
+        const stitle = `${r.pick(VERBS)} ${r.pick(THINGS)}`;
+        steps.push([stepid, g, 'en', s, stepid, stitle, 'image', created, created]);
+        imageid++;
+        firstImage ??= imageid;
+        images.push([imageid, `bench${imageid.toString(36).padStart(8, '0')}`, owner, 1600, 1200, 'image/jpeg', created, `step${imageid}.jpg`, r.int(80_000, 900_000)]);
+        stepImages.push([stepid, 1, imageid]);
+        const nLines = r.int(2, 6);
+        const snapLines: unknown[] = [];
+        for (let l = 1; l <= nLines; l++) {
+          lineid++;
+          const text = lineText(r, N);
+          const bullet = r.pick(BULLETS);
+          const lvl = l === 1 ? 0 : r.int(0, 1);
+          lines.push([lineid, stepid, l, text, bullet, lvl]);
+          snapLines.push({ lineid, text, bullet, bullet_styleid: null, level: lvl });
+        }
+        totalLines += nLines;
+        stepRevs.push([stepid, stepid, g, 'en', owner, created, 'create', JSON.stringify({ title: stitle, lines: snapLines, media: { type: 'image', imageids: [imageid] } })]);
+        snapSteps.push({ stepid, revisionid: stepid });
+      }
+      const intro = `Replace the ${part.toLowerCase()} of the ''${device}''. It takes about '''${r.int(5, 90)} minutes'''.`;
+      const conclusion = `Reassemble ${r.pick(THINGS)} in reverse order.`;
+      const parts = JSON.stringify([{ title: part, quantity: 1, notes: '' }]);
+      const tools = JSON.stringify([{ title: r.pick(TOOLS), quantity: 1, notes: '' }]);
+      const tmax = r.int(5, 120) * 60;
+      const difficulty = r.pick(DIFF);
+      const prereq = g > 10 && r.next() < 0.05 ? r.int(1, g - 1) : null;
+      const tags = [...new Set(Array.from({ length: r.int(0, 3) }, () => r.int(1, TAGS.length)))];
+      ids.push([g, created]);
+      guides.push([g, 'en', g, owner, type, category, title, subject, `How to replace the ${part.toLowerCase()} of a ${device.toLowerCase()}.`, intro, conclusion, difficulty, `${tmax / 60} minutes`, Math.floor(tmax / 2), tmax, isPublic, 0, firstImage, parts, tools, '[]', created, created, isPublic ? created : null]);
+      guideRevs.push([g, g, 'en', owner, created, 'create', JSON.stringify({
+        fields: { userid: owner, type, category, title, subject, summary: '', introduction: intro, conclusion, difficulty, time_required: `${tmax / 60} minutes`, time_required_min: Math.floor(tmax / 2), time_required_max: tmax, public: isPublic === 1, imageid: null, parts: JSON.parse(parts), tools: JSON.parse(tools), documents: [] },
+        deleted: false, prerequisites: prereq ? [prereq] : [], tags: tags.map((x) => TAGS[x - 1]).sort(), steps: snapSteps,
+      })]);
+      for (const tagid of tags) docTags.push([tagid, 'guide', g]);
+      if (g % 100 === 0) flags.push([g, 'GUIDE_STARRED', 3, created]);
+      if (g % 37 === 0) flags.push([g, 'DANGER', owner, created]);
+      if (prereq) prereqs.push([g, 'en', prereq, 1]);
+      for (let c = 0; c < 2; c++) {
+        commentid++;
+        comments.push([commentid, 'guide', g, r.int(1, nUsers), 'en', '', `${r.pick(['Thanks', 'Worked for me', 'Careful', 'Tip'])}: ${r.pick(VERBS).toLowerCase()} ${r.pick(THINGS)} ${r.pick(WORDS)}.`, tick(), 0, 'open', 'manual']);
+      }
+      viewid++;
+      views.push([viewid, r.int(1, nUsers), 'guide', g, 'en', tick()]);
+    }
+    await sink.begin();
+    // Comments first: their trigger bumps the guide's cache stamp, cheaper before the guide exists.
+    await sink.insert('comments', commentCols, comments);
+    await sink.insert('guide_ids', ['guideid:int4', 'created_date:int8'], ids);
+    await sink.insert('images', imageCols, images);
+    await sink.insert('guides', guideCols, guides);
+    await sink.insert('guide_steps', stepCols, steps);
+    await sink.insert('guide_step_images', ['stepid:int4', 'orderby:int4', 'imageid:int4'], stepImages);
+    await sink.insert('guide_lines', lineCols, lines);
+    await sink.insert('guide_step_revisions', stepRevCols, stepRevs);
+    await sink.insert('guide_revisions', guideRevCols, guideRevs);
+    await sink.insert('doc_tags', ['tagid:int4', 'doctype:text', 'docid:int4'], docTags);
+    await sink.insert('guide_flags', ['guideid:int4', 'flagid:text', 'userid:int4', 'date:int8'], flags);
+    await sink.insert('guide_prereqs', ['guideid:int4', 'langid:text', 'prereq_guideid:int4', 'orderby:int4'], prereqs);
+    await sink.insert('view_history', viewCols, views);
+    await sink.commit();
+    gp.tick(Math.min(N, g0 + BATCH - 1));
+  }
+  gp.done();
+
+  // Guides in the search index, written as the index's triggers write rows (a trigger of
+  // the guides area, when there is one, has written them already: those are kept).
+  const started2 = Date.now();
+  await sink.begin();
+  await sink.run(`insert into search_docs (kind, docid, langid, namespace, title, body, visible, target_type, target_id, target_langid)
+    select 'guide', guideid, langid, '', substr(title, 1, 1000), substr(title || ' ' || summary || ' ' || introduction, 1, 100000),
+      case when public = 1 and deleted = 0 then 1 else 0 end, 'guide', guideid, langid from guides where true
+    on conflict (kind, docid, langid) do nothing`);
+  await sink.commit();
+  log(`search index: guides added in ${((Date.now() - started2) / 1000).toFixed(1)} s`);
+
+  if (dialect === 'postgres') {
+    // Ids were given explicitly: move each identity past them.
+    for (const [table, col] of [['users', 'userid'], ['teams', 'teamid'], ['wikis', 'wikiid'], ['wiki_revisions', 'revisionid'], ['tags', 'tagid'], ['guide_ids', 'guideid'],
+      ['images', 'imageid'], ['guide_steps', 'stepid'], ['guide_lines', 'lineid'], ['guide_step_revisions', 'revisionid'], ['guide_revisions', 'revisionid'], ['comments', 'commentid'], ['view_history', 'viewid']]) {
+      await sink.run(`select setval(pg_get_serial_sequence('${table}', '${col}'), greatest(1, (select coalesce(max(${col}), 0) from ${table})))`);
+    }
+  }
+  await sink.run(dialect === 'postgres' ? 'vacuum analyze' : 'analyze');
+  await sink.close();
+  // Mark the demo as loaded so a server never adds its demo site to the benchmark's.
+  const h2 = openDatabase(o.databaseUrl);
+  await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
+  await h2.destroy();
+  return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      guides: { type: 'string', default: '100000' },
+      database: { type: 'string', default: DEFAULT_DATABASE },
+      seed: { type: 'string', default: '20261122' },
+      'hash-cost': { type: 'string', default: '12' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12]\n` +
+      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema). Every account's password: "${SERVER_PASSWORD}".`);
+    return;
+  }
+  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']) });
+  console.log(`seeded ${values.database!.replace(/\/\/[^@]*@/, '//')}: ${JSON.stringify(summary)}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
