@@ -34,7 +34,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number }): Promise<ServerProcess> {
+/**
+ * Starts the server on `databaseUrl`. `built`: run the compiled build (`node dist/server.js`,
+ * what production runs; `npm run build` first) instead of the TypeScript sources; `nodeArgs`
+ * go to node before the script (`--cpu-prof`).
+ */
+export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number; built?: boolean; nodeArgs?: string[] }): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -55,7 +60,8 @@ export async function startServer(options: { databaseUrl: string; port?: number;
   delete env.VITEST;
   delete env.VITEST_POOL_ID;
   delete env.VITEST_WORKER_ID;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [...(options.nodeArgs ?? []), ...(options.built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])];
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => { out += d; });
   proc.stderr!.on('data', (d) => { out += d; });

@@ -1,0 +1,399 @@
+// The load benchmark: the built server as its own process (logging at warn), driven from
+// this process with autocannon, scenario by scenario; in the same run a baseline server
+// (bench/baseline-server.ts: a bare Fastify route answering the same bytes from memory)
+// is driven the same way, so each read is also given as a ratio to the framework's ceiling.
+//
+//   npm run seed:bench -- --guides 100000 && npm run bench
+//   npm run bench -- --database postgres://postgres@127.0.0.1:5432/bench --duration 10
+//   npm run bench -- --duration 2 --only guide,suggest --json /tmp/x.json
+//
+// Writes bench/results/<label>.json and bench/results/<label>.md (label: the database
+// kind and the number of guides, or --label). Seed the database first (bench/seed.ts).
+// Speed is measured here, never in a timed test: the targets are reported, not enforced
+// (the exit code is non-zero only when a valid request failed).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, totalmem, tmpdir, release } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import autocannon, { type Request as LoadRequest } from 'autocannon';
+import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
+import { freePort, login, startServer, REPO_ROOT, type ServerProcess } from './lib/server-process.js';
+import { DEFAULT_DATABASE, prng } from './seed.js';
+
+const API = '/api/2.0';
+
+export interface Measure {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** Connection errors, timeouts and non-2xx answers. */
+  errors: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  peakRssMb: number | null;
+}
+
+export interface ScenarioResult extends Measure {
+  name: string;
+  request: string;
+  kind: 'read' | 'write' | 'login' | 'mixed';
+  /** Writes run with the write connections and must all succeed. */
+  write: boolean;
+  connections: number;
+  baseline?: Measure;
+  /** rps / baseline rps. */
+  ratio?: number;
+}
+
+export interface BenchReport {
+  label: string;
+  date: string;
+  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; shared: string };
+  database: { kind: string; version: string; sizeMb: number };
+  data: { guides: number; publicGuides: number; steps: number; lines: number; wikis: number; users: number; comments: number };
+  durationSeconds: number;
+  connections: number;
+  writeConnections: number;
+  scenarios: ScenarioResult[];
+  peakRssMb: number | null;
+  targets: Array<{ target: string; value: string; met: boolean }>;
+  failures: string[];
+}
+
+/** Resident set size of a process, in MB (Linux /proc), or null. */
+function rssOf(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** One autocannon run: throughput, latency percentiles from every response, errors, the server's peak RSS. */
+export function drive(url: string, requests: LoadRequest[], duration: number, connections: number, pid?: number): Promise<Measure> {
+  return new Promise((resolve, reject) => {
+    const times: number[] = [];
+    let peak = rssOf(pid);
+    const timer = setInterval(() => {
+      const rss = rssOf(pid);
+      if (rss !== null) peak = Math.max(peak ?? 0, rss);
+    }, 200);
+    const instance = autocannon({ url, connections, duration, timeout: 10, requests }, (err, res) => {
+      clearInterval(timer);
+      if (err) return reject(err);
+      const sorted = Float64Array.from(times).sort();
+      const statusCodes = Object.fromEntries(Object.entries(res.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
+      const r2 = (x: number) => +x.toFixed(2);
+      resolve({
+        requests: res.requests.total,
+        rps: Math.round(res.requests.total / Math.max(res.duration, 0.001)),
+        p50: r2(percentile(sorted, 50)),
+        p95: r2(percentile(sorted, 95)),
+        p99: r2(percentile(sorted, 99)),
+        max: r2(sorted[sorted.length - 1] ?? NaN),
+        errors: res.errors + res.timeouts + res.non2xx,
+        non2xx: res.non2xx,
+        statusCodes,
+        peakRssMb: peak === null ? null : +peak.toFixed(1),
+      });
+    });
+    instance.on('response', (_client, _status, _bytes, responseTime) => { times.push(responseTime); });
+  });
+}
+
+// ------------------------------------------------------------------ what the scenarios need
+
+interface Pool {
+  /** Public guides (id, revisionid). */
+  guides: Array<{ guideid: number; revisionid: number }>;
+  prefixes: string[];
+  counts: BenchReport['data'];
+  database: BenchReport['database'];
+}
+
+async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
+  const h = openDatabase(databaseUrl);
+  try {
+    const db = h.db;
+    const r = prng(seed);
+    const all = await db.selectFrom('guides').select(['guideid', 'revisionid', 'title']).where('public', '=', 1).where('deleted', '=', 0).orderBy('guideid').execute();
+    if (all.length < 100) throw new Error(`the database holds ${all.length} public guides: seed it first (npm run seed:bench -- --guides N${databaseUrl === DEFAULT_DATABASE ? '' : ` --database ${databaseUrl}`})`);
+    const guides = Array.from({ length: 3000 }, () => all[r.int(0, all.length - 1)]).map((g) => ({ guideid: g.guideid, revisionid: g.revisionid }));
+    const wikiTitles = await db.selectFrom('wikis').select('title').where(sql<boolean>`wikiid % 25 = 0`).limit(1000).execute();
+    const titles = [...Array.from({ length: 1000 }, () => all[r.int(0, all.length - 1)].title), ...wikiTitles.map((w) => w.title)];
+    const prefixes = titles.map((t) => t.slice(0, r.int(3, Math.min(12, t.length))).trim()).filter((p) => p.length >= 3);
+    const count = async (table: 'guides' | 'guide_steps' | 'guide_lines' | 'wikis' | 'users' | 'comments') =>
+      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const counts = { guides: await count('guides'), publicGuides: all.length, steps: await count('guide_steps'), lines: await count('guide_lines'), wikis: await count('wikis'), users: await count('users'), comments: await count('comments') };
+    let database: Pool['database'];
+    if (h.dialect === 'postgres') {
+      const v = await sql<{ v: string; size: number }>`select current_setting('server_version') as v, pg_database_size(current_database()) as size`.execute(db);
+      database = { kind: 'PostgreSQL', version: v.rows[0].v, sizeMb: Math.round(Number(v.rows[0].size) / 2 ** 20) };
+    } else {
+      const v = await sql<{ v: string }>`select sqlite_version() as v`.execute(db);
+      const file = sqlitePath(databaseUrl);
+      database = { kind: 'SQLite', version: v.rows[0].v, sizeMb: Math.round(statSync(file).size / 2 ** 20) };
+    }
+    return { guides, prefixes, counts, database };
+  } finally {
+    await h.destroy();
+  }
+}
+
+// ------------------------------------------------------------------ scenarios
+
+interface Scenario {
+  name: string;
+  /** As shown in the table. */
+  request: string;
+  kind: ScenarioResult['kind'];
+  write?: boolean;
+  /** The requests one connection cycles through. */
+  requests(): LoadRequest[];
+  /** A path whose answer the baseline serves (reads). */
+  sample?(): string;
+}
+
+function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
+  let n = 0;
+  const r = prng(7);
+  const randomGuide = () => pool.guides[r.int(0, pool.guides.length - 1)];
+  const auth = { 'content-type': 'application/json', authorization: `api ${token}` };
+  // Each connection edits a guide of its own (so no two race for one revision); the
+  // revisionid it holds is the one its last answer carried.
+  let nextOwn = 0;
+  const own = pool.guides.slice(pool.guides.length - 500);
+  const patch = (): LoadRequest => ({
+    method: 'PATCH',
+    setupRequest: (req, ctx) => {
+      if (ctx.guide === undefined) {
+        const g = own[nextOwn++ % own.length];
+        ctx.guide = g.guideid;
+        ctx.revisionid ??= g.revisionid;
+      }
+      return { ...req, path: `${API}/guides/${ctx.guide}?revisionid=${ctx.revisionid}`, headers: auth, body: JSON.stringify({ summary: `Edited by the benchmark, ${++n}.` }) };
+    },
+    onResponse: (_status, body, ctx) => {
+      try {
+        ctx.revisionid = (JSON.parse(body) as { revisionid: number }).revisionid;
+      } catch {}
+    },
+  });
+  const comment = (): LoadRequest => ({
+    method: 'POST',
+    setupRequest: (req) => ({ ...req, path: `${API}/comments/guide/${randomGuide().guideid}`, headers: auth, body: JSON.stringify({ text: `A benchmark comment, number ${++n}.` }) }),
+  });
+  const get = (path: () => string): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) });
+  const guidePath = () => `${API}/guides/${randomGuide().guideid}`;
+  const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
+  const reads: Scenario[] = [
+    { name: 'list', request: 'GET /guides?limit=20', kind: 'read', requests: () => [get(() => `${API}/guides?limit=20`)], sample: () => `${API}/guides?limit=20` },
+    { name: 'list-offset', request: `GET /guides?offset=${offset}&limit=20`, kind: 'read', requests: () => [get(() => `${API}/guides?offset=${offset}&limit=20`)], sample: () => `${API}/guides?offset=${offset}&limit=20` },
+    { name: 'guide', request: 'GET /guides/{id} (random)', kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
+    { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
+    { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
+    { name: 'comments', request: 'GET /comments?context=guide', kind: 'read', requests: () => [get(() => `${API}/comments?context=guide`)], sample: () => `${API}/comments?context=guide` },
+  ];
+  // 90 reads and 10 writes, interleaved the same way every run.
+  const mixed = (): LoadRequest[] => {
+    const list: LoadRequest[] = [
+      ...Array.from({ length: 40 }, () => get(guidePath)),
+      ...Array.from({ length: 20 }, () => get(() => `${API}/guides?limit=20`)),
+      ...Array.from({ length: 15 }, () => get(suggestPath)),
+      ...Array.from({ length: 10 }, () => get(() => `${API}/comments?context=guide`)),
+      ...Array.from({ length: 5 }, () => get(() => `${API}/guides?offset=${offset}&limit=20`)),
+      ...Array.from({ length: 5 }, comment),
+      ...Array.from({ length: 5 }, patch),
+    ];
+    const s = prng(42);
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = s.int(0, i);
+      [list[i], list[j]] = [list[j], list[i]];
+    }
+    return list;
+  };
+  return [
+    ...reads,
+    { name: 'comment', request: 'POST /comments/guide/{id}', kind: 'write', write: true, requests: () => [comment()] },
+    { name: 'patch', request: 'PATCH /guides/{id}?revisionid=', kind: 'write', write: true, requests: () => [patch()] },
+    { name: 'login', request: 'POST /user/token', kind: 'login', requests: () => [{ method: 'POST', path: `${API}/user/token`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'user@example.com', password: 'server test password' }) }] },
+    { name: 'mixed', request: 'mixed: 90% reads, 10% writes', kind: 'mixed', write: true, requests: mixed },
+  ];
+}
+
+// ------------------------------------------------------------------ the run
+
+function startBaseline(port: number, samplesFile: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(port), samplesFile], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    proc.once('exit', (code) => reject(new Error(`the baseline server exited (${code})`)));
+    proc.stdout!.on('data', (d) => { if (String(d).includes('ready')) resolve(proc); });
+  });
+}
+
+const fmt = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));
+
+export function markdown(report: BenchReport): string {
+  const out: string[] = [];
+  out.push(`**${report.label}**: ${report.database.kind} ${report.database.version}, ${report.data.guides.toLocaleString('en')} guides (${report.data.steps.toLocaleString('en')} steps, ${report.data.lines.toLocaleString('en')} lines, ${report.data.wikis.toLocaleString('en')} wikis, ${report.data.comments.toLocaleString('en')} comments; ${report.database.sizeMb} MB), ` +
+    `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}; ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.`);
+  out.push('');
+  out.push('| Scenario | Conn. | req/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB | baseline req/s | ratio |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const s of report.scenarios) {
+    out.push(`| \`${s.request}\` | ${s.connections} | ${s.rps} | ${fmt(s.p50, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.p99, 2)} | ${s.errors} | ${fmt(s.peakRssMb, 0)} | ${s.baseline ? s.baseline.rps : '–'} | ${s.ratio !== undefined ? `${Math.round(s.ratio * 100)} %` : '–'} |`);
+  }
+  out.push('');
+  out.push('| Target | Measured | Met |');
+  out.push('|---|---|---|');
+  for (const t of report.targets) out.push(`| ${t.target} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`);
+  return out.join('\n') + '\n';
+}
+
+function judge(report: BenchReport): BenchReport['targets'] {
+  const by = new Map(report.scenarios.map((s) => [s.name, s]));
+  const targets: BenchReport['targets'] = [];
+  const ratio = (name: string, what: string) => {
+    const s = by.get(name);
+    if (s?.ratio !== undefined) targets.push({ target: `${what} ≥ 60 % of the baseline's req/s`, value: `${Math.round(s.ratio * 100)} %`, met: s.ratio >= 0.6 });
+  };
+  ratio('guide', '`GET /guides/{id}`');
+  ratio('list', '`GET /guides?limit=20`');
+  ratio('list-offset', '`GET /guides?offset=…&limit=20`');
+  const suggest = by.get('suggest');
+  if (suggest) targets.push({ target: `suggest p99 < 10 ms at ${suggest.connections} connections`, value: `${fmt(suggest.p99, 2)} ms`, met: suggest.p99 < 10 && suggest.connections >= 8 });
+  const writes = report.scenarios.filter((s) => s.write);
+  if (writes.length) targets.push({ target: `writes: 0 errors at ${report.writeConnections} connections`, value: writes.map((s) => `${s.name} ${s.errors}`).join(', '), met: writes.every((s) => s.errors === 0) });
+  if (report.peakRssMb !== null) targets.push({ target: 'server RSS < 300 MB', value: `${fmt(report.peakRssMb, 0)} MB peak`, met: report.peakRssMb < 300 });
+  return targets;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      database: { type: 'string', default: DEFAULT_DATABASE },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '8' },
+      'write-connections': { type: 'string', default: '32' },
+      only: { type: 'string' },
+      label: { type: 'string' },
+      json: { type: 'string' },
+      md: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      'no-baseline': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir]\n` +
+      'Scenarios: list, list-offset, guide, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+    return;
+  }
+  const databaseUrl = values.database!;
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  const writeConnections = Number(values['write-connections']);
+  const warmup = Math.min(2, Math.max(1, Math.floor(duration / 3)));
+  const only = values.only?.split(',').map((s) => s.trim());
+
+  if (!values['no-build']) {
+    console.log('building (npm run build)...');
+    const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('npm run build failed');
+  }
+  const pool = await loadPool(databaseUrl, 20261122);
+  const label = values.label ?? `${dialectOf(databaseUrl)}-${pool.counts.guides >= 1000 ? `${Math.round(pool.counts.guides / 1000)}k` : pool.counts.guides}`;
+  const offset = Math.min(10000, Math.floor(pool.counts.publicGuides / 2));
+  const dir = mkdtempSync(join(tmpdir(), 'cp-bench-'));
+  let server: ServerProcess | null = null;
+  let baseline: ChildProcess | null = null;
+  const failures: string[] = [];
+  try {
+        server = await startServer({ databaseUrl, dataDir: dir, built: true, env: { LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+    const token = await login(server.url);
+    const list = scenarios(pool, token, offset).filter((s) => !only || only.includes(s.name));
+    // What the baseline answers: one real answer per read scenario.
+    const samples: Record<string, string> = {};
+    for (const s of list) {
+      if (!s.sample) continue;
+      const res = await fetch(`${server.url}${s.sample()}`);
+      if (res.status !== 200) throw new Error(`${s.name}: ${s.sample()} answered ${res.status}`);
+      samples[s.name] = await res.text();
+    }
+    let baseUrl: string | null = null;
+    if (!values['no-baseline'] && Object.keys(samples).length) {
+      const port = await freePort();
+      writeFileSync(join(dir, 'samples.json'), JSON.stringify(samples));
+      baseline = await startBaseline(port, join(dir, 'samples.json'));
+      baseUrl = `http://127.0.0.1:${port}`;
+    }
+    console.log(`bench ${label}: ${pool.database.kind} ${pool.database.version}, ${pool.counts.guides} guides, ${duration} s per scenario (+${warmup} s warm-up), ${connections} connections, writes ${writeConnections}`);
+    const results: ScenarioResult[] = [];
+    for (const s of list) {
+      const c = s.write ? writeConnections : connections;
+      await drive(server.url, s.requests(), warmup, c);
+      const m = await drive(server.url, s.requests(), duration, c, server.proc.pid);
+      const result: ScenarioResult = { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, ...m };
+      if (baseUrl && samples[s.name] !== undefined) {
+        const req = [{ method: 'GET', path: `/b/${s.name}/x` }];
+        await drive(baseUrl, req, warmup, c);
+        result.baseline = await drive(baseUrl, req, duration, c, baseline!.pid);
+        result.ratio = +(m.rps / result.baseline.rps).toFixed(3);
+      }
+      if (m.errors) failures.push(`${s.name}: ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
+      results.push(result);
+      console.log(`  ${s.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB` +
+        (result.baseline ? `  | baseline ${result.baseline.rps} req/s: ${Math.round(result.ratio! * 100)} %` : ''));
+    }
+    const serverErrors = server.output().split('\n').filter((l) => /"level":(50|60)/.test(l));
+    if (serverErrors.length) failures.push(`${serverErrors.length} errors in the server's log, the first: ${serverErrors[0].slice(0, 300)}`);
+    const peaks = results.map((s) => s.peakRssMb).filter((x): x is number => x !== null);
+    const cpu = cpus();
+    const report: BenchReport = {
+      label,
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}`, node: process.versions.node, shared: 'shared with other work; the load generator runs on the same machine' },
+      database: pool.database,
+      data: pool.counts,
+      durationSeconds: duration,
+      connections,
+      writeConnections,
+      scenarios: results,
+      peakRssMb: peaks.length ? Math.max(...peaks) : null,
+      targets: [],
+      failures,
+    };
+    report.targets = judge(report);
+    const json = values.json ?? join(REPO_ROOT, 'bench/results', `${label}.json`);
+    const md = values.md ?? json.replace(/\.json$/, '.md');
+    mkdirSync(dirname(json), { recursive: true });
+    writeFileSync(json, JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(md, markdown(report));
+    console.log('\n' + markdown(report));
+    console.log(`written: ${json}, ${md}`);
+    if (failures.length) {
+      console.log(`FAILED: ${failures.join('; ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    baseline?.kill('SIGTERM');
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
