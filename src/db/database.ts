@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -62,6 +62,32 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * better-sqlite3 with its prepared statements kept (an LRU of 500 by SQL text): Kysely
+ * prepares every query anew, and preparing cost more than running the small queries of
+ * a read. A statement still iterating (a streamed query) is never handed out twice.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      const hit = cache.get(text);
+      if (hit && !hit.busy) {
+        cache.delete(text);
+        cache.set(text, hit);
+        return hit;
+      }
+      const stmt = sqlite.prepare(text);
+      if (!hit) {
+        cache.set(text, stmt);
+        if (cache.size > max) cache.delete(cache.keys().next().value!);
+      }
+      return stmt;
+    },
+  };
+}
+
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   let listener = options.onQuery ?? null;
   const log = (event: LogEvent) => listener?.(event);
@@ -81,6 +107,6 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('foreign_keys = ON');
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
   return { db, dialect: 'sqlite', location: file, destroy: () => db.destroy(), setQueryListener };
 }
