@@ -24,6 +24,10 @@ export interface Config {
   languages: string[];
   /** Login, register and reset attempts per minute per client address. */
   loginRateLimit: number;
+  /** Memory for cached guide records (and a fraction of it for list pages), in MB; 0 turns the cache off. */
+  guideCacheMb: number;
+  /** Longest a cached guide record or list page is used, in seconds. */
+  guideCacheTtl: number;
   adminEmail: string;
   /** Empty: generated and printed at the first start. */
   adminPassword: string;
@@ -94,6 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
+    guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 64),
+    guideCacheTtl: int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300),
     adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || '',
     passwordHashCost: int('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, 15),

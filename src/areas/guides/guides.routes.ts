@@ -13,6 +13,7 @@ import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSel
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { recordView } from '../view-history/view-history.recorder.js';
+import { sendCachedGuide, sendCachedList } from './guides.cache.js';
 
 const TAG = ['Guides'];
 
@@ -44,12 +45,14 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       querystring: guideListQuery(types, langs),
       response: { 200: Type.Array(LightGuide), ...errorResponses(401, 403, 422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const q = request.query;
     if (q.includePrivate) {
       if (!request.user) throw unauthorized('includePrivate needs an Admin.');
       if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
     }
+    return q.includePrivate ? listPage() : sendCachedList(app, reply, `guides ${JSON.stringify(q)}`, listPage);
+    async function listPage() {
     let sel = lightSelect(db).where('g.deleted', '=', 0);
     if (!q.includePrivate) sel = sel.where('g.public', '=', 1);
     if (q.guideids !== undefined) {
@@ -63,6 +66,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
     return lightGuideRecords(db, config, rows);
+    }
   });
 
   app.get('/guides/featured', {
@@ -92,15 +96,18 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       querystring: Type.Object({ langid: LangQuery(langs), revisionid: Type.Optional(Id({ description: 'A past revision to read.' })) }),
       response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
-    const source = request.query.revisionid !== undefined && request.query.revisionid !== ctx.row.revisionid
-      ? await loadRevisionSource(db, ctx.row, request.query.revisionid)
-      : await loadCurrentSource(db, ctx.row);
-    if (!source) throw notFound('Revision');
-    const record = visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+    let answer;
+    if (request.query.revisionid === undefined || request.query.revisionid === ctx.row.revisionid) {
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecord(db, config, await loadCurrentSource(db, ctx.row)));
+    } else {
+      const source = await loadRevisionSource(db, ctx.row, request.query.revisionid);
+      if (!source) throw notFound('Revision');
+      answer = visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+    }
     recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
-    return record;
+    return answer;
   });
 
   app.post('/guides', {

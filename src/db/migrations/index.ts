@@ -7,6 +7,7 @@ import * as workLog from './2026_11_22_1410_work_log.js';
 import * as sharedContent from './2026_11_22_0100_shared_content.js';
 import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
+import * as guideCache from './2026_11_22_1420_guide_cache.js';
 import * as media from './2026_11_22_1200_media.js';
 import * as search from './2026_11_22_1130_search.js';
 import * as searchGuides from './2026_11_22_1300_search_guides.js';
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1320_search_title_prefix': searchTitlePrefix,
   '2026_11_22_1400_glossary': glossary,
   '2026_11_22_1410_work_log': workLog,
+  '2026_11_22_1420_guide_cache': guideCache,
 };

@@ -1,0 +1,154 @@
+// The read cache of guides: the serialized bytes of full guide records and of pages of
+// the guide list, kept per process in bounded LRU maps, so that a read that was already
+// answered is neither rebuilt (about fifteen queries and the wiki rendering) nor
+// serialized again (about 45 µs for a guide through its response schema).
+//
+// Correct with several server processes on one database: the database keeps the stamps
+// (migration 2026_11_22_1420_guide_cache, triggers on every table a record shows), and a
+// cached answer is used only while they are what they were when it was built:
+//  - a guide: its row's (revisionid, cache_stamp), read by the lookup every read of a
+//    guide does anyway (findGuideRow); a new revision or a bumped stamp misses.
+//  - a list page: the `cache_stamps` row 'guides', one primary-key lookup.
+// Stamps are read before what they vouch for, so an answer built while a write commits
+// is stored under the older stamp and is never served after it.
+//
+// Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
+// Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
+// through links in its text (their titles) is not tracked and is at most that old.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Generated, Kysely } from 'kysely';
+import type { AuthUser } from '../../http/auth.js';
+import type { Database } from '../../db/schema.js';
+import type { FullGuide } from './guides.schemas.js';
+import type { GuideRow } from './guides.queries.js';
+import { visiblePrerequisites } from './guides.queries.js';
+
+declare module './guides.tables.js' {
+  interface GuideTable {
+    /** Bumped (by triggers) when the guide's record changes without a new revision. */
+    cache_stamp: Generated<number>;
+  }
+  interface GuidesTables {
+    cache_stamps: { key: string; stamp: number };
+  }
+}
+
+interface Entry {
+  key: string;
+  /** What made it valid: the guide's revisionid and cache_stamp, or the list stamp. */
+  revisionid: number;
+  stamp: number;
+  at: number;
+  json: string;
+}
+
+/** An LRU map bounded by the total length of its strings. */
+export class ByteLru {
+  private map = new Map<string, Entry>();
+  private size = 0;
+  hits = 0;
+  misses = 0;
+  constructor(private readonly maxChars: number, private readonly ttlMs: number) {}
+
+  get(key: string, revisionid: number, stamp: number, now: number): string | undefined {
+    const e = this.map.get(key);
+    if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlMs) {
+      // most recently used last
+      this.map.delete(key);
+      this.map.set(key, e);
+      this.hits++;
+      return e.json;
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  set(key: string, revisionid: number, stamp: number, now: number, json: string) {
+    if (json.length > this.maxChars / 4) return;
+    this.delete(key);
+    this.map.set(key, { key, revisionid, stamp, at: now, json });
+    this.size += json.length;
+    for (const old of this.map.values()) {
+      if (this.size <= this.maxChars) break;
+      this.delete(old.key);
+    }
+  }
+
+  delete(key: string) {
+    const e = this.map.get(key);
+    if (!e) return;
+    this.map.delete(key);
+    this.size -= e.json.length;
+  }
+
+  clear() {
+    this.map.clear();
+    this.size = 0;
+  }
+
+  get entries() {
+    return this.map.size;
+  }
+}
+
+interface Caches { guides: ByteLru; lists: ByteLru }
+const caches = new WeakMap<object, Caches>();
+
+/** The caches of one app (tests build several apps in one process). */
+export function guideCaches(app: FastifyInstance): Caches {
+  let c = caches.get(app.db);
+  if (!c) {
+    const mb = app.config.guideCacheMb;
+    const ttl = app.config.guideCacheTtl * 1000;
+    // Strings are counted in characters: about a byte each for these records.
+    c = { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
+    caches.set(app.db, c);
+  }
+  return c;
+}
+
+/** Marks a guide's cached records stale, in every process sharing the database. */
+export async function invalidateGuide(db: Kysely<Database>, guideid: number): Promise<void> {
+  await db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', guideid).execute();
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Answers the current full record of the guide in `row` (a row just read, whose
+ * revisionid and cache_stamp vouch for the cached bytes): from the cache, or built with
+ * `build`, serialized through the route's response schema and kept. Records with a
+ * private prerequisite are not kept: what they show depends on who asks.
+ */
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<FullGuide>) {
+  if (app.config.guideCacheMb <= 0) return visiblePrerequisites(await build(), user);
+  const cache = guideCaches(app).guides;
+  const key = `${row.guideid}:${row.langid}`;
+  const now = Date.now();
+  const hit = cache.get(key, row.revisionid, row.cache_stamp, now);
+  if (hit !== undefined) return reply.header('content-type', JSON_TYPE).send(hit);
+  const record = await build();
+  if (!record.prerequisites.every((p) => p.public)) return visiblePrerequisites(record, user);
+  const json = reply.serializeInput(record as unknown as Record<string, unknown>, '200') as string;
+  cache.set(key, row.revisionid, row.cache_stamp, now, json);
+  return reply.header('content-type', JSON_TYPE).send(json);
+}
+
+/**
+ * Answers a page of the guide list from the cache when no guide changed since it was
+ * built (the 'guides' stamp), else builds, serializes and keeps it. `key` names the page
+ * (every query parameter that shapes it).
+ */
+export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, key: string, build: () => Promise<T[]>): Promise<T[] | FastifyReply> {
+  if (app.config.guideCacheMb <= 0) return build();
+  const cache = guideCaches(app).lists;
+  const now = Date.now();
+  const row = await app.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guides').executeTakeFirst();
+  const stamp = Number(row?.stamp ?? -1);
+  const hit = cache.get(key, 0, stamp, now);
+  if (hit !== undefined) return reply.header('content-type', JSON_TYPE).send(hit);
+  const records = await build();
+  const json = reply.serializeInput(records as unknown as Record<string, unknown>, '200') as string;
+  cache.set(key, 0, stamp, now, json);
+  return reply.header('content-type', JSON_TYPE).send(json);
+}

@@ -1,0 +1,138 @@
+// The read cache of guides (guides.cache.ts): a cached record or list page is served
+// only while nothing it shows has changed, whoever wrote the change.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factories.js';
+import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
+
+let t: TestApp;
+let author: TestUser;
+let moderator: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  author = await makeAuthor(t);
+  moderator = await makeModerator(t);
+});
+afterAll(() => t.close());
+
+const read = async (guideid: number, query = '') => {
+  const res = await t.get(`/guides/${guideid}${query}`);
+  expect(res.statusCode).toBe(200);
+  return res;
+};
+
+describe('the guide cache', () => {
+  it('serves the same bytes twice, from the cache the second time; ?pretty and XML from the cached bytes', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const cache = guideCaches(t.app).guides;
+    const first = await read(g.guideid);
+    const hits = cache.hits;
+    const second = await read(g.guideid);
+    expect(cache.hits).toBe(hits + 1);
+    expect(second.body).toBe(first.body);
+    expect(second.headers['content-type']).toBe('application/json');
+    expect(JSON.parse((await read(g.guideid, '?pretty')).body)).toEqual(first.json());
+    const xml = await read(g.guideid, '?format=xml');
+    expect(xml.headers['content-type']).toBe('application/xml');
+    expect(xml.body).toContain(`<guideid>${g.guideid}</guideid>`);
+  });
+
+  it('a step edit shows at once', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    await read(g.guideid);
+    const step = g.steps[1];
+    const res = await t.patch(`/guides/${g.guideid}/steps/${step.stepid}?revisionid=${step.revisionid}`, { token: author.token, body: { lines: [line("Now with '''new''' text")] } });
+    expect(res.statusCode).toBe(200);
+    const after = (await read(g.guideid)).json();
+    expect(after.steps[1].lines.map((l: { text_raw: string }) => l.text_raw)).toEqual(["Now with '''new''' text"]);
+    expect(after.revisionid).toBeGreaterThan(g.revisionid);
+  });
+
+  it('a change without a new revision is served stale until invalidateGuide, then shows', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await read(g.guideid);
+    // A write the triggers do not watch (a line changed in SQL): the cache does not see it...
+    await t.db.updateTable('guide_lines').set({ text: 'Changed by hand' }).where('stepid', '=', g.steps[0].stepid).execute();
+    expect((await read(g.guideid)).json().steps[0].lines[0].text_raw).toBe('Line of step 1');
+    // ...until the writer says so.
+    await invalidateGuide(t.db, g.guideid);
+    expect((await read(g.guideid)).json().steps[0].lines[0].text_raw).toBe('Changed by hand');
+  });
+
+  it('flags, the owner\'s new name, tags and a prerequisite\'s new title show at once', async () => {
+    const pre = await makePublishedGuide(t, author, 1);
+    let g = await makePublishedGuide(t, author, 1, { prerequisites: [pre.guideid] });
+    await read(g.guideid);
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).statusCode).toBe(200);
+    expect((await read(g.guideid)).json().flags).toEqual(['GUIDE_STARRED']);
+    expect((await t.put(`/guides/${pre.guideid}/flags/DANGER`, { token: author.token })).statusCode).toBe(200);
+    expect((await read(g.guideid)).json().prerequisites[0].flags).toEqual(['DANGER']);
+
+    expect((await t.patch(`/users/${author.userid}`, { token: author.token, body: { username: 'Renamed Author' } })).statusCode).toBe(200);
+    const renamed = (await read(g.guideid)).json();
+    expect(renamed.username).toBe('Renamed Author');
+    expect(renamed.prerequisites[0].username).toBe('Renamed Author');
+
+    g = (await read(g.guideid)).json();
+    expect((await t.put(`/guides/${g.guideid}/tag?revisionid=${g.revisionid}`, { token: author.token, body: { tag: 'cached-tag' } })).statusCode).toBe(200);
+    expect((await read(g.guideid)).json().tags).toEqual(['cached-tag']);
+
+    const p = (await read(pre.guideid)).json();
+    expect((await t.patch(`/guides/${pre.guideid}?revisionid=${p.revisionid}`, { token: author.token, body: { title: 'A renamed prerequisite' } })).statusCode).toBe(200);
+    expect((await read(g.guideid)).json().prerequisites[0].title).toBe('A renamed prerequisite');
+  });
+
+  it('comments on the guide and on its steps, and a changed image, bump its stamp', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    const stamp = async () => (await t.db.selectFrom('guides').select('cache_stamp').where('guideid', '=', g.guideid).executeTakeFirstOrThrow()).cache_stamp;
+    const s0 = await stamp();
+    await t.db.insertInto('comments').values({ context: 'guide', contextid: g.guideid, userid: author.userid, langid: 'en', text_raw: 'On the guide', date: t.clock.now() }).execute();
+    const s1 = await stamp();
+    expect(s1).toBeGreaterThan(s0);
+    await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
+    const s2 = await stamp();
+    expect(s2).toBeGreaterThan(s1);
+    const image = await makeImage(t);
+    const withImage = await addStep(t, author, (await read(g.guideid)).json(), { media: { type: 'image', data: [image] } });
+    await read(g.guideid);
+    await t.db.updateTable('images').set({ width: 1234 }).where('imageid', '=', image).execute();
+    expect((await read(g.guideid)).json().steps[1].media.data[0].id).toBe(image);
+    expect(await stamp()).toBeGreaterThan(s2);
+    expect(withImage.steps).toHaveLength(2);
+  });
+});
+
+describe('comments on steps', () => {
+  it('a new comment on a step, and its author\'s new name, show at once', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    expect((await read(g.guideid)).json().steps[0].comments).toEqual([]);
+    const res = await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'A comment on the step' } });
+    expect(res.statusCode).toBe(201);
+    let step = (await read(g.guideid)).json().steps[0];
+    expect(step.comments.map((c: { text_raw: string }) => c.text_raw)).toEqual(['A comment on the step']);
+    expect((await t.patch(`/users/${moderator.userid}`, { token: moderator.token, body: { username: 'Renamed Moderator' } })).statusCode).toBe(200);
+    step = (await read(g.guideid)).json().steps[0];
+    expect(JSON.stringify(step.comments[0])).toContain('Renamed Moderator');
+  });
+});
+
+describe('the list cache', () => {
+  it('a list page shows a new title, a new flag and an unpublished guide at once', async () => {
+    const g = await makePublishedGuide(t, author, 0);
+    const page = async () => (await t.get(`/guides?guideids=${g.guideid}`)).json();
+    expect((await page())[0].title).toBe(g.title);
+    const hits = guideCaches(t.app).lists.hits;
+    expect((await page())[0].title).toBe(g.title);
+    expect(guideCaches(t.app).lists.hits).toBe(hits + 1);
+
+    let res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { title: 'A new title for the list' } });
+    expect(res.statusCode).toBe(200);
+    expect((await page())[0].title).toBe('A new title for the list');
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).statusCode).toBe(200);
+    expect((await page())[0].flags).toEqual(['GUIDE_STARRED']);
+    res = await t.del(`/guides/${g.guideid}/public?revisionid=${res.json().revisionid}`, { token: author.token });
+    expect(res.statusCode).toBe(200);
+    expect(await page()).toEqual([]);
+  });
+});
