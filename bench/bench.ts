@@ -24,6 +24,12 @@ import { freePort, login, startServer, REPO_ROOT, type ServerProcess } from './l
 import { DEFAULT_DATABASE, prng } from './seed.js';
 
 const API = '/api/2.0';
+/**
+ * How many distinct guides the reads of one guide ask for: a hot set whose records fit
+ * the server's cache (GUIDE_CACHE_MB, 64 MB: about 2 000 records of 25 to 30 KB). The
+ * `guide-cold` scenario asks for any public guide instead.
+ */
+const HOT_SET = 2000;
 
 export interface Measure {
   requests: number;
@@ -117,8 +123,10 @@ export function drive(url: string, requests: LoadRequest[], duration: number, co
 // ------------------------------------------------------------------ what the scenarios need
 
 interface Pool {
-  /** Public guides (id, revisionid). */
+  /** The hot set: distinct public guides (id, revisionid) that most reads ask for. */
   guides: Array<{ guideid: number; revisionid: number }>;
+  /** Every public guide's id. */
+  all: number[];
   prefixes: string[];
   counts: BenchReport['data'];
   database: BenchReport['database'];
@@ -131,7 +139,12 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
     const r = prng(seed);
     const all = await db.selectFrom('guides').select(['guideid', 'revisionid', 'title']).where('public', '=', 1).where('deleted', '=', 0).orderBy('guideid').execute();
     if (all.length < 100) throw new Error(`the database holds ${all.length} public guides: seed it first (npm run seed:bench -- --guides N${databaseUrl === DEFAULT_DATABASE ? '' : ` --database ${databaseUrl}`})`);
-    const guides = Array.from({ length: 3000 }, () => all[r.int(0, all.length - 1)]).map((g) => ({ guideid: g.guideid, revisionid: g.revisionid }));
+    const hot = new Map<number, { guideid: number; revisionid: number }>();
+    while (hot.size < Math.min(HOT_SET, all.length)) {
+      const g = all[r.int(0, all.length - 1)];
+      hot.set(g.guideid, { guideid: g.guideid, revisionid: g.revisionid });
+    }
+    const guides = [...hot.values()];
     const wikiTitles = await db.selectFrom('wikis').select('title').where(sql<boolean>`wikiid % 25 = 0`).limit(1000).execute();
     const titles = [...Array.from({ length: 1000 }, () => all[r.int(0, all.length - 1)].title), ...wikiTitles.map((w) => w.title)];
     const prefixes = titles.map((t) => t.slice(0, r.int(3, Math.min(12, t.length))).trim()).filter((p) => p.length >= 3);
@@ -147,7 +160,7 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
       const file = sqlitePath(databaseUrl);
       database = { kind: 'SQLite', version: v.rows[0].v, sizeMb: Math.round(statSync(file).size / 2 ** 20) };
     }
-    return { guides, prefixes, counts, database };
+    return { guides, all: all.map((g) => g.guideid), prefixes, counts, database };
   } finally {
     await h.destroy();
   }
@@ -172,23 +185,27 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
   const r = prng(7);
   const randomGuide = () => pool.guides[r.int(0, pool.guides.length - 1)];
   const auth = { 'content-type': 'application/json', authorization: `api ${token}` };
-  // Each connection edits a guide of its own (so no two race for one revision); the
-  // revisionid it holds is the one its last answer carried.
+  // Edits go round the last 200 guides of the hot set, never to a guide whose last edit
+  // is still in flight, each with the revisionid its last answer carried (a 409 carries
+  // the current one too). Autocannon clears a connection's context at the end of each
+  // pass through its requests, so this state lives here.
+  const own = pool.guides.slice(-200);
+  const revisions = new Map(own.map((g) => [g.guideid, g.revisionid]));
+  const busy = new Set<number>();
   let nextOwn = 0;
-  const own = pool.guides.slice(pool.guides.length - 500);
   const patch = (): LoadRequest => ({
     method: 'PATCH',
-    setupRequest: (req, ctx) => {
-      if (ctx.guide === undefined) {
-        const g = own[nextOwn++ % own.length];
-        ctx.guide = g.guideid;
-        ctx.revisionid ??= g.revisionid;
-      }
-      return { ...req, path: `${API}/guides/${ctx.guide}?revisionid=${ctx.revisionid}`, headers: auth, body: JSON.stringify({ summary: `Edited by the benchmark, ${++n}.` }) };
+    setupRequest: (req) => {
+      let g = own[nextOwn++ % own.length];
+      for (let i = 0; i < own.length && busy.has(g.guideid); i++) g = own[nextOwn++ % own.length];
+      busy.add(g.guideid);
+      return { ...req, path: `${API}/guides/${g.guideid}?revisionid=${revisions.get(g.guideid)}`, headers: auth, body: JSON.stringify({ summary: `Edited by the benchmark, ${++n}.` }) };
     },
-    onResponse: (_status, body, ctx) => {
+    onResponse: (_status, body) => {
       try {
-        ctx.revisionid = (JSON.parse(body) as { revisionid: number }).revisionid;
+        const g = JSON.parse(body) as { guideid: number; revisionid: number };
+        revisions.set(g.guideid, g.revisionid);
+        busy.delete(g.guideid);
       } catch {}
     },
   });
@@ -198,11 +215,13 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
   });
   const get = (path: () => string): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) });
   const guidePath = () => `${API}/guides/${randomGuide().guideid}`;
+  const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
   const reads: Scenario[] = [
     { name: 'list', request: 'GET /guides?limit=20', kind: 'read', requests: () => [get(() => `${API}/guides?limit=20`)], sample: () => `${API}/guides?limit=20` },
     { name: 'list-offset', request: `GET /guides?offset=${offset}&limit=20`, kind: 'read', requests: () => [get(() => `${API}/guides?offset=${offset}&limit=20`)], sample: () => `${API}/guides?offset=${offset}&limit=20` },
-    { name: 'guide', request: 'GET /guides/{id} (random)', kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
+    { name: 'guide', request: `GET /guides/{id} (random of ${pool.guides.length})`, kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
+    { name: 'guide-cold', request: `GET /guides/{id} (random of ${pool.all.length})`, kind: 'read', requests: () => [get(coldPath)], sample: coldPath },
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
     { name: 'comments', request: 'GET /comments?context=guide', kind: 'read', requests: () => [get(() => `${API}/comments?context=guide`)], sample: () => `${API}/comments?context=guide` },
@@ -235,6 +254,14 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
 }
 
 // ------------------------------------------------------------------ the run
+
+/** Reads each path once, `parallel` at a time (the hot set, before it is measured). */
+async function prewarm(url: string, paths: string[], parallel: number) {
+  const queue = [...paths];
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    for (let p = queue.pop(); p !== undefined; p = queue.pop()) await (await fetch(`${url}${p}`)).arrayBuffer();
+  }));
+}
 
 function startBaseline(port: number, samplesFile: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -300,7 +327,7 @@ async function main() {
   });
   if (values.help) {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir]\n` +
-      'Scenarios: list, list-offset, guide, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+      'Scenarios: list, list-offset, guide, guide-cold, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -345,6 +372,7 @@ async function main() {
     const results: ScenarioResult[] = [];
     for (const s of list) {
       const c = s.write ? writeConnections : connections;
+      if (s.name === 'guide') await prewarm(server.url, pool.guides.map((g) => `${API}/guides/${g.guideid}`), connections);
       await drive(server.url, s.requests(), warmup, c);
       const m = await drive(server.url, s.requests(), duration, c, server.proc.pid);
       const result: ScenarioResult = { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, ...m };

@@ -15,7 +15,7 @@
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Generated, Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
@@ -39,18 +39,18 @@ interface Entry {
   revisionid: number;
   stamp: number;
   at: number;
-  json: string;
+  json: Buffer;
 }
 
-/** An LRU map bounded by the total length of its strings. */
+/** An LRU map bounded by the total size of its buffers. */
 export class ByteLru {
   private map = new Map<string, Entry>();
   private size = 0;
   hits = 0;
   misses = 0;
-  constructor(private readonly maxChars: number, private readonly ttlMs: number) {}
+  constructor(private readonly maxBytes: number, private readonly ttlMs: number) {}
 
-  get(key: string, revisionid: number, stamp: number, now: number): string | undefined {
+  get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
     const e = this.map.get(key);
     if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlMs) {
       // most recently used last
@@ -63,13 +63,13 @@ export class ByteLru {
     return undefined;
   }
 
-  set(key: string, revisionid: number, stamp: number, now: number, json: string) {
-    if (json.length > this.maxChars / 4) return;
+  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer) {
+    if (json.length > this.maxBytes / 4) return;
     this.delete(key);
     this.map.set(key, { key, revisionid, stamp, at: now, json });
     this.size += json.length;
     for (const old of this.map.values()) {
-      if (this.size <= this.maxChars) break;
+      if (this.size <= this.maxBytes) break;
       this.delete(old.key);
     }
   }
@@ -100,7 +100,6 @@ export function guideCaches(app: FastifyInstance): Caches {
   if (!c) {
     const mb = app.config.guideCacheMb;
     const ttl = app.config.guideCacheTtl * 1000;
-    // Strings are counted in characters: about a byte each for these records.
     c = { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
     caches.set(app.db, c);
   }
@@ -115,6 +114,15 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * The cached bytes as the answer: a Buffer, which goes to the socket as it is; as a
+ * string when the output hook (http/output.ts) rewrites the body (?pretty, XML).
+ */
+function send(request: FastifyRequest, reply: FastifyReply, json: Buffer) {
+  const rewritten = /[?&](pretty|format)\b/.test(request.url) || /xml/.test(request.headers.accept ?? '');
+  return reply.header('content-type', JSON_TYPE).send(rewritten ? json.toString() : json);
+}
+
+/**
  * Answers the current full record of the guide in `row` (a row just read, whose
  * revisionid and cache_stamp vouch for the cached bytes): from the cache, or built with
  * `build`, serialized through the route's response schema and kept. Records with a
@@ -126,12 +134,12 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   const key = `${row.guideid}:${row.langid}`;
   const now = Date.now();
   const hit = cache.get(key, row.revisionid, row.cache_stamp, now);
-  if (hit !== undefined) return reply.header('content-type', JSON_TYPE).send(hit);
+  if (hit !== undefined) return send(reply.request, reply, hit);
   const record = await build();
   if (!record.prerequisites.every((p) => p.public)) return visiblePrerequisites(record, user);
-  const json = reply.serializeInput(record as unknown as Record<string, unknown>, '200') as string;
+  const json = Buffer.from(reply.serializeInput(record as unknown as Record<string, unknown>, '200') as string);
   cache.set(key, row.revisionid, row.cache_stamp, now, json);
-  return reply.header('content-type', JSON_TYPE).send(json);
+  return send(reply.request, reply, json);
 }
 
 /**
@@ -146,9 +154,9 @@ export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyRepl
   const row = await app.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guides').executeTakeFirst();
   const stamp = Number(row?.stamp ?? -1);
   const hit = cache.get(key, 0, stamp, now);
-  if (hit !== undefined) return reply.header('content-type', JSON_TYPE).send(hit);
+  if (hit !== undefined) return send(reply.request, reply, hit);
   const records = await build();
-  const json = reply.serializeInput(records as unknown as Record<string, unknown>, '200') as string;
+  const json = Buffer.from(reply.serializeInput(records as unknown as Record<string, unknown>, '200') as string);
   cache.set(key, 0, stamp, now, json);
-  return reply.header('content-type', JSON_TYPE).send(json);
+  return send(reply.request, reply, json);
 }
