@@ -13,7 +13,7 @@
 // (the exit code is non-zero only when a valid request failed).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, totalmem, tmpdir, release } from 'node:os';
+import { cpus, loadavg, totalmem, tmpdir, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +60,7 @@ export interface ScenarioResult extends Measure {
 export interface BenchReport {
   label: string;
   date: string;
-  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; shared: string };
+  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; shared: string; loadAverage: { start: number; end: number } };
   database: { kind: string; version: string; sizeMb: number };
   data: { guides: number; publicGuides: number; steps: number; lines: number; wikis: number; users: number; comments: number };
   durationSeconds: number;
@@ -218,6 +218,9 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
   const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
   const reads: Scenario[] = [
+    // The app's floor: every hook of an API request (auth, security headers, CORS,
+    // metrics, output formats) and a schema-serialized answer, and no database.
+    { name: 'floor', request: 'GET /suggest (no query, no database)', kind: 'read', requests: () => [get(() => `${API}/suggest`)], sample: () => `${API}/suggest` },
     { name: 'list', request: 'GET /guides?limit=20', kind: 'read', requests: () => [get(() => `${API}/guides?limit=20`)], sample: () => `${API}/guides?limit=20` },
     { name: 'list-offset', request: `GET /guides?offset=${offset}&limit=20`, kind: 'read', requests: () => [get(() => `${API}/guides?offset=${offset}&limit=20`)], sample: () => `${API}/guides?offset=${offset}&limit=20` },
     { name: 'guide', request: `GET /guides/{id} (random of ${pool.guides.length})`, kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
@@ -276,7 +279,7 @@ const fmt = (x: number | null | undefined, digits = 1) => (x === null || x === u
 export function markdown(report: BenchReport): string {
   const out: string[] = [];
   out.push(`**${report.label}**: ${report.database.kind} ${report.database.version}, ${report.data.guides.toLocaleString('en')} guides (${report.data.steps.toLocaleString('en')} steps, ${report.data.lines.toLocaleString('en')} lines, ${report.data.wikis.toLocaleString('en')} wikis, ${report.data.comments.toLocaleString('en')} comments; ${report.database.sizeMb} MB), ` +
-    `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}; ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.`);
+    `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}, load average ${report.machine.loadAverage.start} → ${report.machine.loadAverage.end} (shared machine); ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.`);
   out.push('');
   out.push('| Scenario | Conn. | req/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB | baseline req/s | ratio |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
@@ -327,7 +330,7 @@ async function main() {
   });
   if (values.help) {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir]\n` +
-      'Scenarios: list, list-offset, guide, guide-cold, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+      'Scenarios: floor, list, list-offset, guide, guide-cold, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -342,6 +345,7 @@ async function main() {
     const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
     if (b.status !== 0) throw new Error('npm run build failed');
   }
+  const loadStart = +loadavg()[0].toFixed(2);
   const pool = await loadPool(databaseUrl, 20261122);
   const label = values.label ?? `${dialectOf(databaseUrl)}-${pool.counts.guides >= 1000 ? `${Math.round(pool.counts.guides / 1000)}k` : pool.counts.guides}`;
   const offset = Math.min(10000, Math.floor(pool.counts.publicGuides / 2));
@@ -394,7 +398,7 @@ async function main() {
     const report: BenchReport = {
       label,
       date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-      machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}`, node: process.versions.node, shared: 'shared with other work; the load generator runs on the same machine' },
+      machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}`, node: process.versions.node, shared: 'shared with other work; the load generator runs on the same machine', loadAverage: { start: loadStart, end: +loadavg()[0].toFixed(2) } },
       database: pool.database,
       data: pool.counts,
       durationSeconds: duration,
