@@ -337,7 +337,8 @@ async function main() {
   const duration = Number(values.duration);
   const connections = Number(values.connections);
   const writeConnections = Number(values['write-connections']);
-  const warmup = Math.min(2, Math.max(1, Math.floor(duration / 3)));
+  // A warm-up before each measure (none in runs of a second or two: smoke runs).
+  const warmup = duration >= 3 ? Math.min(2, Math.floor(duration / 3)) : 0;
   const only = values.only?.split(',').map((s) => s.trim());
 
   if (!values['no-build']) {
@@ -377,12 +378,12 @@ async function main() {
     for (const s of list) {
       const c = s.write ? writeConnections : connections;
       if (s.name === 'guide') await prewarm(server.url, pool.guides.map((g) => `${API}/guides/${g.guideid}`), connections);
-      await drive(server.url, s.requests(), warmup, c);
+      if (warmup) await drive(server.url, s.requests(), warmup, c);
       const m = await drive(server.url, s.requests(), duration, c, server.proc.pid);
       const result: ScenarioResult = { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, ...m };
       if (baseUrl && samples[s.name] !== undefined) {
         const req = [{ method: 'GET', path: `/b/${s.name}/x` }];
-        await drive(baseUrl, req, warmup, c);
+        if (warmup) await drive(baseUrl, req, warmup, c);
         result.baseline = await drive(baseUrl, req, duration, c, baseline!.pid);
         result.ratio = +(m.rps / result.baseline.rps).toFixed(3);
       }
