@@ -16,9 +16,8 @@
 // search index, then the rows go in with bulk inserts inside transactions (prepared
 // statements on SQLite, `unnest` of arrays on PostgreSQL) while no trigger exists yet,
 // then the rest, whose createSearchSource (src/db/search.ts) indexes wikis, users and
-// comments in one statement each and whose triggers keep the cache stamps from then on.
-// Guides are added to search_docs the way those triggers write rows, unless a migration
-// of the guides area already did.
+// comments, guides and steps in one statement each and whose triggers keep the search
+// index and the cache stamps from then on.
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rmSync, existsSync } from 'node:fs';
@@ -368,19 +367,8 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   const h1 = openDatabase(o.databaseUrl);
   await migrateToLatest(h1.db);
   await h1.destroy();
-  log(`later migrations (search index, cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
+  log(`later migrations (search index of wikis, users, comments, guides and steps; cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
   sink = dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : await postgresSink(o.databaseUrl);
-
-  // Guides in the search index, written as the index's triggers write rows (a migration
-  // of the guides area, when there is one, has written them already: those are kept).
-  const started2 = Date.now();
-  await sink.begin();
-  await sink.run(`insert into search_docs (kind, docid, langid, namespace, title, body, visible, target_type, target_id, target_langid)
-    select 'guide', guideid, langid, '', substr(title, 1, 1000), substr(title || ' ' || summary || ' ' || introduction, 1, 100000),
-      case when public = 1 and deleted = 0 then 1 else 0 end, 'guide', guideid, langid from guides where true
-    on conflict (kind, docid, langid) do nothing`);
-  await sink.commit();
-  log(`search index: guides added in ${((Date.now() - started2) / 1000).toFixed(1)} s`);
 
   if (dialect === 'postgres') {
     // Ids were given explicitly: move each identity past them.
