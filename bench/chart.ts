@@ -49,7 +49,7 @@ export function scaleChart(reports: BenchReport[]): { svg: string; table: string
   const names = [...new Set(sorted.flatMap((r) => r.scenarios.filter((s) => s.kind === 'read').map((s) => s.name)))];
   const request = new Map(sorted.flatMap((r) => r.scenarios.map((s) => [s.name, s.request] as const)));
   const rps: Series[] = names.map((name) => ({ name, points: sorted.flatMap((r) => r.scenarios.filter((s) => s.name === name).map((s) => [r.data.guides, s.rps] as [number, number])) }));
-  const rss: Series[] = [{ name: 'peak RSS', points: sorted.map((r) => [r.data.guides, r.peakRssMb ?? 0] as [number, number]) }];
+  const rss: Series[] = [{ name: 'peak RSS', points: sorted.map((r) => [r.data.guides, readPeak(r)] as [number, number]) }];
   const width = 900, height = 300 + 20 * Math.ceil(names.length / 2);
   const legend = names.map((n, i) => {
     const x = 40 + (i % 2) * 420, y = 300 + 20 * Math.floor(i / 2);
@@ -63,19 +63,29 @@ ${panel(460, 'Server peak RSS during the reads', 'MB', sizes, rss, 440)}
 ${legend}
 </svg>
 `;
-  const lines = ['| Scenario | ' + sizes.map((n) => `${Math.round(n / 1000)}k req/s`).join(' | ') + ' | change |', '|---|' + sizes.map(() => '---:|').join('') + '---:|'];
+  const lines = ['| Scenario | ' + sizes.map((n) => `${Math.round(n / 1000)}k: req/s (of baseline)`).join(' | ') + ' | change of req/s |', '|---|' + sizes.map(() => '---:|').join('') + '---:|'];
+  // req/s, and in brackets the ratio to the baseline of the same minute (the machine is shared).
+  const ratio = (n: string, r: BenchReport) => r.scenarios.find((x) => x.name === n)?.ratio;
   for (const s of rps) {
     const first = s.points[0]?.[1], last = s.points[s.points.length - 1]?.[1];
-    const change = first ? Math.round(((last - first) / first) * 100) : NaN;
-    lines.push(`| \`${name(s.name, request)}\` | ${s.points.map((p) => p[1]).join(' | ')} | ${change > 0 ? '+' : ''}${change} % |`);
+    const change = first && s.points.length > 1 ? Math.round(((last - first) / first) * 100) : NaN;
+    const cells = sorted.map((r) => {
+      const sc = r.scenarios.find((x) => x.name === s.name);
+      const q = ratio(s.name, r);
+      return sc ? `${sc.rps}${q !== undefined ? ` (${Math.round(q * 100)} %)` : ''}` : '–';
+    });
+    lines.push(`| \`${name(s.name, request)}\` | ${cells.join(' | ')} | ${Number.isNaN(change) ? '–' : `${change > 0 ? '+' : ''}${change} %`} |`);
   }
-  lines.push(`| peak RSS (MB) | ${sorted.map((r) => Math.round(r.peakRssMb ?? 0)).join(' | ')} | |`);
+  lines.push(`| peak RSS through the reads (MB) | ${sorted.map((r) => Math.round(readPeak(r))).join(' | ')} | |`);
   return { svg, table: lines.join('\n') + '\n' };
 }
 
 function name(n: string, request: Map<string, string>) {
-  return (request.get(n) ?? n).replace(/\(random of \d+\)/, '(random)');
+  return (request.get(n) ?? n).replace(/\(random of \d+\)/, n === 'guide' ? '(hot set)' : '(any guide)').replace(/offset=\d+/, 'offset=N');
 }
+
+/** The server's peak RSS through the read scenarios only. */
+const readPeak = (r: BenchReport) => Math.max(0, ...r.scenarios.filter((s) => s.kind === 'read').map((s) => s.peakRssMb ?? 0));
 
 async function main() {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string', default: 'bench/results/scale.svg' } } });
