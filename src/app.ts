@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -20,7 +19,7 @@ import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
-import { applySecurityHeaders, helmetOptions } from './http/security.js';
+import { applySecurityHeaders, registerSecurityHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { areas } from './areas/index.js';
 
@@ -103,7 +102,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerTextGuards(app);
   registerOutputFormats(app);
   registerOps(app, handle);
-  await app.register(helmet, helmetOptions);
+  registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],

@@ -4,6 +4,7 @@
 // unaffected: Cross-Origin-Resource-Policy is cross-origin so browser clients on other
 // origins can read responses that CORS allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 export const API_CSP_DIRECTIVES = {
@@ -21,11 +22,32 @@ export const helmetOptions = {
   // and the rest: helmet's defaults.
 };
 
-const applyHelmet = helmet(helmetOptions as HelmetOptions);
+/**
+ * Helmet's headers, computed once. They depend on nothing in the request (no nonces), and
+ * @fastify/helmet rebuilt the whole middleware for every request: parsing the CSP and
+ * dashifying option names cost about 6 % of a request that does no other work.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
+  const headers: Record<string, string> = {};
+  const res = {
+    setHeader: (name: string, value: unknown) => { headers[name.toLowerCase()] = String(value); },
+    removeHeader: (name: string) => { delete headers[name.toLowerCase()]; },
+  };
+  helmet(helmetOptions as HelmetOptions)({} as IncomingMessage, res as unknown as ServerResponse, () => {});
+  return Object.freeze(headers);
+})();
+
+/** Sets the security headers on every response (routes may override them, as the reference page does its CSP). */
+export function registerSecurityHeaders(app: FastifyInstance) {
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    done();
+  });
+}
 
 /** The same headers, for responses written outside the request lifecycle (router errors). */
-export function applySecurityHeaders(req: IncomingMessage, res: ServerResponse) {
-  applyHelmet(req, res, () => {});
+export function applySecurityHeaders(_req: IncomingMessage, res: ServerResponse) {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
 }
 
 /**
