@@ -11,21 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { makeGuide, line } from '../../helpers/factories/guides.js';
-import { solid } from '../../helpers/factories/media.js';
+import { expectedSize, solid, VARIANTS } from '../../helpers/factories/media.js';
 
 const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-
-// The boxes GET /user/media/constraints states: cover variants are cut to the box,
-// inside variants keep the ratio and are never enlarged.
-const COVER: Record<string, [number, number]> = { mini: [40, 30], thumbnail: [96, 72], '140x105': [140, 105], '200x150': [200, 150], '440x330': [440, 330] };
-const INSIDE: Record<string, [number, number]> = { standard: [300, 225], medium: [592, 444], large: [800, 600], huge: [1600, 1200] };
-function expectedSize(variant: string, w: number, h: number): [number, number] {
-  if (variant === 'original') return [w, h];
-  if (COVER[variant]) return COVER[variant];
-  const [bw, bh] = INSIDE[variant];
-  const s = Math.min(1, bw / w, bh / h);
-  return [Math.round(w * s), Math.round(h * s)];
-}
 
 describe.skipIf(!hasCurl)('a JPEG posted with curl, in a guide step', () => {
   let t: TestApp;
@@ -62,7 +50,7 @@ describe.skipIf(!hasCurl)('a JPEG posted with curl, in a guide step', () => {
     const image = step.media.data[0];
     expect(image.id).toBe(item.id);
 
-    for (const variant of ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original']) {
+    for (const variant of VARIANTS) {
       const url = new URL(image[variant]);
       const served = await fetch(`${origin}${url.pathname}`);
       expect(served.status, variant).toBe(200);

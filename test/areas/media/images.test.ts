@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
-import { getFile, jpegWithExif, makeImage, solid } from '../../helpers/factories/media.js';
+import { expectedSize, getFile, jpegWithExif, makeImage, solid, VARIANTS } from '../../helpers/factories/media.js';
 import { loadImageDetails } from '../../../src/areas/media/media-records.js';
 import { loadImageObjects } from '../../../src/areas/media/image-object.js';
 
@@ -14,18 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// The boxes the service states (GET /user/media/constraints), copied here on purpose.
-const COVER: Record<string, [number, number]> = { mini: [40, 30], thumbnail: [96, 72], '140x105': [140, 105], '200x150': [200, 150], '440x330': [440, 330] };
-const INSIDE: Record<string, [number, number]> = { standard: [300, 225], medium: [592, 444], large: [800, 600], huge: [1600, 1200] };
-const VARIANTS = ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original'];
-
-function expectedSize(variant: string, w: number, h: number): [number, number] {
-  if (variant === 'original') return [w, h];
-  if (COVER[variant]) return COVER[variant];
-  const [bw, bh] = INSIDE[variant];
-  const s = Math.min(1, bw / w, bh / h);
-  return [Math.round(w * s), Math.round(h * s)];
-}
 
 describe('size variants', () => {
   it('every variant URL of a JPEG serves a JPEG of the stated size, cached for long', async () => {

@@ -99,3 +99,18 @@ export function getFile(t: TestApp, url: string, headers: Record<string, string>
   const path = url.replace(t.config.publicUrl, '');
   return t.app.inject({ method: 'GET', url: path, headers });
 }
+
+// The boxes the service states (GET /user/media/constraints), copied here on purpose:
+// cover variants are cut to their box, inside variants keep the ratio and are never enlarged.
+const COVER: Record<string, [number, number]> = { mini: [40, 30], thumbnail: [96, 72], '140x105': [140, 105], '200x150': [200, 150], '440x330': [440, 330] };
+const INSIDE: Record<string, [number, number]> = { standard: [300, 225], medium: [592, 444], large: [800, 600], huge: [1600, 1200] };
+export const VARIANTS = ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original'];
+
+/** The size a variant of a w x h image must have. */
+export function expectedSize(variant: string, w: number, h: number): [number, number] {
+  if (variant === 'original') return [w, h];
+  if (COVER[variant]) return COVER[variant];
+  const [bw, bh] = INSIDE[variant];
+  const s = Math.min(1, bw / w, bh / h);
+  return [Math.round(w * s), Math.round(h * s)];
+}
