@@ -19,6 +19,7 @@ import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
+import { connectionOptions } from './http/connections.js';
 import { applySecurityHeaders, registerSecurityHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { areas } from './areas/index.js';
@@ -71,6 +72,7 @@ export async function buildApp(options: BuildAppOptions) {
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...connectionOptions(config),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Malformed URLs (bad percent-encoding, an overlong parameter) are refused by the
     // router before any route; they get the one error shape too.

@@ -38,6 +38,12 @@ export interface Config {
   mailFrom: string;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number;
+  /** Longest a request (headers and body) may take to arrive, in ms; 0: no limit. */
+  requestTimeoutMs: number;
+  /** Longest the request headers may take to arrive, in ms (never more than requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** How often the server looks for requests past those timeouts, in ms. */
+  timeoutCheckIntervalMs: number;
   /** How often the job worker polls for due work, in milliseconds; 0 disables the worker. */
   jobPollMs: number;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
@@ -79,6 +85,17 @@ function int(name: string, value: string | undefined, fallback: number): number 
   return n;
 }
 
+/** Node refuses a headers timeout longer than the request timeout; 0 (no limit) is not checked by the server. */
+function requestTimeouts(env: NodeJS.ProcessEnv) {
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 120_000);
+  const headers = Math.max(1, int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 20_000));
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs: requestTimeoutMs > 0 ? Math.min(headers, requestTimeoutMs) : headers,
+    timeoutCheckIntervalMs: Math.max(1, int('TIMEOUT_CHECK_INTERVAL_MS', env.TIMEOUT_CHECK_INTERVAL_MS, 5_000)),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int('PORT', env.PORT, 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -106,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTransport: env.MAIL_TRANSPORT || 'log',
     mailFrom: env.MAIL_FROM || 'Content Platform <no-reply@localhost>',
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    ...requestTimeouts(env),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
     guideTypes: list(env.GUIDE_TYPES).length ? list(env.GUIDE_TYPES) : DEFAULT_GUIDE_TYPES,
