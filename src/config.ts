@@ -56,6 +56,14 @@ export interface Config {
   mediaMaxImageBytes: number;
   /** Largest document (PDF) upload, in bytes (never more than mediaMaxBytes). */
   mediaMaxDocumentBytes: number;
+  /** Image tasks (upload checks, size variants, edits) run at once, per process. */
+  imageConcurrency: number;
+  /** Image tasks that may wait for a turn; beyond: 429 busy. */
+  imageQueueSize: number;
+  /** Largest image decoded (width x height). */
+  imageMaxPixels: number;
+  /** Largest image an edit may produce (width x height). */
+  imageMaxEditPixels: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -130,6 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
     mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
     mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
+    imageConcurrency: Math.max(1, int('IMAGE_CONCURRENCY', env.IMAGE_CONCURRENCY, 2)),
+    imageQueueSize: int('IMAGE_QUEUE_SIZE', env.IMAGE_QUEUE_SIZE, 16),
+    imageMaxPixels: Math.max(1, int('IMAGE_MAX_PIXELS', env.IMAGE_MAX_PIXELS, 120_000_000)),
+    imageMaxEditPixels: Math.max(1, int('IMAGE_MAX_EDIT_PIXELS', env.IMAGE_MAX_EDIT_PIXELS, 40_000_000)),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),

@@ -344,6 +344,42 @@ describe('slow requests', () => {
   });
 });
 
+describe('image work under load', () => {
+  it('a full image queue answers 429 busy with Retry-After on every image route, stores nothing, and frees up', async () => {
+    const { imageQueue } = await import('../../src/areas/media/image-queue.js');
+    const { default: sharp } = await import('sharp');
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 90, b: 200 } } }).png().toBuffer();
+    const up = (name: string) => send('POST', `${BASE_PATH}/user/media/uploads?file=${name}`, { token: ids.user.token, payload: png, headers: { 'content-type': 'application/octet-stream' } });
+    const first = await up('queue.png');
+    expect(first.statusCode, first.body).toBe(200);
+    const item = json(first);
+    const medium = String(item.image.image.medium).replace(t.config.publicUrl, '');
+    // Every place taken, running and waiting, as the configured sizes say.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const held = Array.from({ length: t.config.imageConcurrency + t.config.imageQueueSize }, () => imageQueue.run(() => gate));
+    const before = await checksum(world.db);
+    try {
+      const answers = [
+        await up('busy.png'),
+        await t.app.inject({ method: 'GET', url: medium }),
+        await send('POST', `${BASE_PATH}/user/media/images/edits`, { token: ids.user.token, body: { imageid: item.id, crop: { x: 0, y: 0, width: 1, height: 1 } } }),
+      ];
+      for (const res of answers) {
+        expect(res.statusCode, res.body).toBe(429);
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+        expect(checkErrorBody(res.statusCode, res.headers, res.body)).toEqual([]);
+        expect(json(res).code).toBe('busy');
+      }
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    expect((await t.app.inject({ method: 'GET', url: medium })).statusCode).toBe(200);
+  });
+});
+
 describe('path traversal', () => {
   const FILE_MARKERS = /root:x:0:0|"devDependencies"|\[boot loader\]|BEGIN (RSA|OPENSSH) PRIVATE KEY/;
   it('traversal in raw request paths serves no file from outside, on every route prefix', async () => {
