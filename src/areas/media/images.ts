@@ -144,7 +144,8 @@ export function exifRecord(o: { filename: string; date: number; size: number; mi
     }
   }
   const sections: string[] = [];
-  const tags: Record<string, unknown> = {};
+  // Keyed by the file's tag names: no prototype, so no name is special.
+  const tags: Record<string, unknown> = Object.create(null);
   const take = (section: Record<string, unknown> | undefined, name: string) => {
     if (!section) return;
     let any = false;
@@ -207,8 +208,9 @@ export const MARKUP_COLORS: Record<string, string> = {
 /** `#rrggbb` for a named or hex colour, or null when it is neither. */
 export function markupColor(c: string | undefined): string | null {
   if (c === undefined) return MARKUP_COLORS.red;
-  const named = MARKUP_COLORS[c.toLowerCase()];
-  if (named) return named;
+  const name = c.toLowerCase();
+  // Own names only: `constructor` is not a colour.
+  if (Object.hasOwn(MARKUP_COLORS, name)) return MARKUP_COLORS[name];
   if (/^#[0-9a-f]{6}$/i.test(c)) return c.toLowerCase();
   if (/^#[0-9a-f]{3}$/i.test(c)) return ('#' + c.slice(1).split('').map((x) => x + x).join('')).toLowerCase();
   return null;

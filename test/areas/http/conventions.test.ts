@@ -1,6 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { toXml } from '../../../src/http/output.js';
+
+type Node = Record<string, any>;
+/** Reads XML back by the documented mapping (README, output formats); scalars come back as text. */
+function fromXml(xml: string): unknown {
+  const doc = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, trimValues: false }).parse(xml) as Node[];
+  const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;
+  const decode = (n: Node): unknown => {
+    const name = nameOf(n);
+    const attrs = n[':@'] ?? {};
+    const kids: Node[] = n[name];
+    if (attrs.nil === 'true') return null;
+    if (attrs.type === 'array') return kids.map(decode);
+    if (attrs.type === 'object') return {};
+    const elements = kids.filter((k) => nameOf(k) !== '#text');
+    if (elements.length === 0) return kids.map((k) => k['#text']).join('');
+    const out: Record<string, unknown> = Object.create(null);
+    for (const k of elements) out[k[':@']?.key ?? nameOf(k)] = decode(k);
+    return { ...out };
+  };
+  return decode(doc.find((n) => nameOf(n) === 'response')!);
+}
 
 let t: TestApp;
 let admin: TestUser;
@@ -33,6 +56,32 @@ describe('response formats', () => {
     const b = await t.get('/users', { headers: { accept: 'application/xml' } });
     expect(b.headers['content-type']).toBe('application/xml');
     expect(b.body).toContain('<item>');
+  });
+
+  it('XML keeps every name and tells null, "", [] and {} apart', () => {
+    const value = {
+      'Barcode Scanner': 'yes', '140x105': 'https://x/a.140x105', __proto__x: 1, 'a<b"&': 'q', xmlns: 'reserved', item: 'a key named item',
+      nothing: null, empty: '', none: [], blank: {}, list: [null, '', [], {}, ['x'], { k: 'v' }], text: 'a & b < c > d "e"', n: 3.5, flag: true,
+    };
+    const proto = JSON.parse('{"__proto__": {"constructor": null, "toString": "", "prototype": []}}');
+    for (const v of [value, proto, [], null, '', 'x']) {
+      const xml = toXml(v);
+      expect(XMLValidator.validate(xml)).toBe(true);
+      const scalars = JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x)));
+      expect(fromXml(xml)).toEqual(scalars);
+    }
+    expect(toXml(value)).toContain('<item key="Barcode Scanner">yes</item>');
+    expect(toXml(value)).toContain('<nothing nil="true"/><empty></empty><none type="array"/><blank type="object"/>');
+    expect(Object.keys(fromXml(toXml(proto)) as object)).toEqual(['__proto__']);
+  });
+
+  it('an image record in XML keeps its size names', async () => {
+    const { makeImage } = await import('../../helpers/factories/media.js');
+    const img = await makeImage(t, admin);
+    const xml = await t.get(`/media/images/${img.id}?format=xml`);
+    expect(xml.statusCode).toBe(200);
+    expect(xml.body).toContain('<item key="140x105">');
+    expect(fromXml(xml.body)).toEqual(JSON.parse(JSON.stringify((await t.get(`/media/images/${img.id}`)).json(), (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x))));
   });
 
   it('errors have one shape, with no stack trace', async () => {

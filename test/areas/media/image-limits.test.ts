@@ -52,6 +52,17 @@ describe('edits are bounded in pixels', () => {
   });
 });
 
+describe('markup colours', () => {
+  it('names of object properties are not colours (422 naming the field)', async () => {
+    const img = await makeImage(t, owner, await solid(60, 40, { r: 1, g: 1, b: 1 }, 'png'), 'c.png');
+    for (const color of ['constructor', '__proto__', 'toString']) {
+      const res = await t.post('/user/media/images/edits', { token: owner.token, body: { imageid: img.id, markup: { circles: [{ x: 10, y: 10, radius: 5, color }] } } });
+      expect(res.statusCode, color).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ field: 'markup.circles[0].color', code: 'invalid_value' });
+    }
+  });
+});
+
 describe('the image queue', () => {
   it('when full, uploads, variants and edits answer 429 busy with Retry-After and store nothing; then work again', async () => {
     const img = await makeImage(t, owner, await solid(300, 200, { r: 1, g: 2, b: 3 }, 'png'), 'q.png');
