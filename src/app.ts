@@ -103,7 +103,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerBodyParsers(app, config.bodyLimit);
   registerTextGuards(app);
   registerOutputFormats(app);
-  registerOps(app, handle);
+  registerOps(app, handle, config.metricsToken);
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,

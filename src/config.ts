@@ -67,6 +67,8 @@ export interface Config {
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
+  /** Bearer token that may read /metrics; empty: loopback callers only. */
+  metricsToken: string;
   /** A LibreTranslate server for machine translation of display titles; empty: none (texts stay as they are). */
   libreTranslateUrl: string;
   libreTranslateApiKey: string;
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageMaxEditPixels: Math.max(1, int('IMAGE_MAX_EDIT_PIXELS', env.IMAGE_MAX_EDIT_PIXELS, 40_000_000)),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
+    metricsToken: env.METRICS_TOKEN || '',
     libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
   };

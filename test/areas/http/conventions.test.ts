@@ -189,6 +189,55 @@ describe('operations and documentation', () => {
     }
   });
 
+  it('/metrics is served to loopback callers only by default (not by X-Forwarded-For)', async () => {
+    expect((await t.app.inject({ url: '/metrics', remoteAddress: '::1' })).statusCode).toBe(200);
+    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { authorization: 'Bearer anything' }]) {
+      const res = await t.app.inject({ url: '/metrics', remoteAddress: '203.0.113.7', headers });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: true, code: 'forbidden' });
+      expect(res.body).not.toContain('http_request_duration_seconds');
+    }
+  });
+
+  it('/metrics with METRICS_TOKEN: only with that bearer token, from anywhere', async () => {
+    const m = await buildTestApp({ config: { metricsToken: 'prometheus-secret' } });
+    try {
+      for (const [headers, remoteAddress, status] of [
+        [{}, '127.0.0.1', 401], [{ authorization: 'Bearer wrong' }, '127.0.0.1', 401], [{ authorization: 'api prometheus-secret' }, '203.0.113.7', 401],
+        [{ authorization: 'Bearer prometheus-secret' }, '203.0.113.7', 200], [{ authorization: 'Bearer prometheus-secret' }, '127.0.0.1', 200],
+      ] as const) {
+        const res = await m.app.inject({ url: '/metrics', remoteAddress, headers });
+        expect(res.statusCode, JSON.stringify(headers)).toBe(status);
+        if (status === 200) expect(res.body).toContain('process_resident_memory_bytes');
+      }
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('GET /api/2.0 answers a small index: name, version, the reference and the OpenAPI document', async () => {
+    for (const path of ['', '/']) {
+      const res = await t.get(path);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        name: 'Content Platform REST API', version: '2.0',
+        links: { reference: 'http://test.local/api/2.0/docs', openapi: 'http://test.local/api/2.0/openapi.json' },
+      });
+    }
+    expect((await t.get('/openapi.json')).json().paths['/'].get.summary).toMatch(/index|reference/);
+  });
+
+  it('the reference page\'s static index.html, with or without a query string, leads to the page in one step', async () => {
+    for (const url of ['/api/2.0/docs/static/index.html?x', '/api/2.0/docs/static/index.html', '/api/2.0/docs/static/index.html?a=1&b']) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBe(302);
+      expect(res.headers.location).toBe('/api/2.0/docs/');
+      const page = await t.app.inject({ url: res.headers.location as string });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('swagger');
+    }
+  });
+
   it('serves the API reference page and its assets locally', async () => {
     const page = await t.app.inject({ url: '/api/2.0/docs/' });
     expect(page.statusCode).toBe(200);
