@@ -14,7 +14,7 @@ import type { Database } from './db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
 import { registerOutputFormats } from './http/output.js';
-import { registerBodyParsers, registerTextGuards } from './http/body.js';
+import { digitStringsToIntegers, registerBodyParsers, registerTextGuards } from './http/body.js';
 import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -47,7 +47,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(part: 'body' | 'other') {
   // Query strings and paths arrive as text, so they are coerced; bodies are JSON and a
-  // wrong type there is the client's mistake, reported as 422.
+  // wrong type there is the client's mistake, reported as 422 (except ids sent as strings
+  // of digits: `digitStringsToIntegers`).
   const ajv = new Ajv({
     coerceTypes: part === 'body' ? false : 'array',
     useDefaults: true,
@@ -86,7 +87,19 @@ export async function buildApp(options: BuildAppOptions) {
 
   const ajvBody = makeAjv('body');
   const ajvOther = makeAjv('other');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajvBody : ajvOther).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return ajvOther.compile(schema);
+    const validate = ajvBody.compile(schema);
+    // Ids sent as strings of digits are read as the integers the schema takes.
+    const withDigits = (data: unknown) => {
+      digitStringsToIntegers(schema as Record<string, unknown>, data);
+      const ok = validate(data);
+      withDigits.errors = validate.errors;
+      return ok;
+    };
+    withDigits.errors = null as typeof validate.errors;
+    return withDigits;
+  });
 
   app.decorate('db', handle.db);
   app.decorate('dbHandle', handle);

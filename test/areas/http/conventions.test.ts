@@ -137,6 +137,34 @@ describe('status codes', () => {
     expect(wrong.json().errors[0]).toMatchObject({ field: 'unique_usernames[1]', code: 'invalid_value', index: 1 });
   });
 
+  it('ids sent as strings of digits are read as integers, in nested objects and arrays; any other string stays a 422', async () => {
+    const { makeImage } = await import('../../helpers/factories/media.js');
+    const img = await makeImage(t, admin);
+    const edit = (body: unknown) => t.post('/user/media/images/edits', { token: admin.token, body });
+    const ok = await edit({ imageid: String(img.id), crop: { x: '0', y: '0', width: '20', height: '10' } });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json().image).toMatchObject({ srcid: img.id, width: 20, height: 10 });
+    for (const bad of ['12a', '1.5', '-3', '', ' 7', '0x10', '1e3', '99999999999999999']) {
+      const res = await edit({ imageid: bad, crop: { x: 0, y: 0, width: 1, height: 1 } });
+      expect(res.statusCode, bad).toBe(422);
+      expect(res.json().errors[0].field, bad).toBe('imageid');
+    }
+    // The range of the field still applies to a string of digits.
+    const far = await edit({ imageid: String(img.id), crop: { x: '0', y: '0', width: '0', height: '1' } });
+    expect(far.statusCode).toBe(422);
+    expect(far.json().errors[0]).toMatchObject({ field: 'crop.width', code: 'out_of_range' });
+    // A string field keeps its digits as text; an array of ids takes strings too.
+    const author = await makeUser(t, { privileges: ['Author', 'User'] });
+    const { makeGuide, addStep, line } = await import('../../helpers/factories/guides.js');
+    let g = await makeGuide(t, author, { title: '12345' });
+    expect(g.title).toBe('12345');
+    for (const n of [1, 2]) g = await addStep(t, author, g, { title: `S${n}`, lines: [line('x')] });
+    const ids = g.steps.map((st: { stepid: number }) => String(st.stepid)).reverse();
+    const order = await t.put(`/guides/${g.guideid}/steporder?revisionid=${g.revisionid}`, { token: author.token, body: { stepids: ids } });
+    expect(order.statusCode, order.body).toBe(200);
+    expect(order.json().steps.map((st: { title: string }) => st.title)).toEqual(['S2', 'S1']);
+  });
+
   it('no body at all names the missing fields', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/2.0/user/token' });
     expect(res.statusCode).toBe(422);
