@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Kysely } from 'kysely';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -62,6 +62,27 @@ function makeAjv(part: 'body' | 'other') {
   return ajv;
 }
 
+/**
+ * Ajv's coercion turns `1e309` into Infinity and then skips the range check (`?limit=1e309`
+ * passed `maximum: 200` and reached the database): a query or path value that coerced to
+ * a number that is not finite is refused, naming the parameter.
+ */
+function withFiniteNumbers(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    let ok = validate(data) as boolean;
+    checked.errors = validate.errors;
+    if (ok && data && typeof data === 'object') {
+      const bad = Object.entries(data).filter(([, v]) => [v].flat().some((x) => typeof x === 'number' && !Number.isFinite(x)));
+      if (bad.length) {
+        ok = false;
+        checked.errors = bad.map(([k]) => ({ instancePath: `/${k}`, schemaPath: '#/maximum', keyword: 'maximum', params: {}, message: 'must be a finite number' }));
+      }
+    }
+    return ok;
+  }) as ValidateFunction;
+  return checked;
+}
+
 export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider']>;
 
 export async function buildApp(options: BuildAppOptions) {
@@ -88,7 +109,7 @@ export async function buildApp(options: BuildAppOptions) {
   const ajvBody = makeAjv('body');
   const ajvOther = makeAjv('other');
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return ajvOther.compile(schema);
+    if (httpPart !== 'body') return withFiniteNumbers(ajvOther.compile(schema));
     const validate = ajvBody.compile(schema);
     // Ids sent as strings of digits are read as the integers the schema takes.
     const withDigits = (data: unknown) => {

@@ -137,6 +137,24 @@ describe('status codes', () => {
     expect(wrong.json().errors[0]).toMatchObject({ field: 'unique_usernames[1]', code: 'invalid_value', index: 1 });
   });
 
+  it('?limit, ?offset and ?page of 1e309 (and -1e309, Infinity) are a 422 naming the parameter, on every route that takes them', async () => {
+    const doc = (await t.get('/openapi.json')).json();
+    const cases: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (path.includes('{') || !item.get) continue;
+      for (const p of item.get.parameters ?? []) if (p.in === 'query' && ['limit', 'offset', 'page'].includes(p.name)) cases.push(`${path}?${p.name}=`);
+    }
+    expect(cases.length).toBeGreaterThan(10);
+    for (const c of cases) {
+      const name = c.slice(c.indexOf('?') + 1, -1);
+      for (const v of ['1e309', '-1e309', 'Infinity']) {
+        const res = await t.get(c + v, { token: admin.token });
+        expect(res.statusCode, c + v).toBe(422);
+        expect(res.json().errors[0].field, c + v).toBe(name);
+      }
+    }
+  });
+
   it('ids sent as strings of digits are read as integers, in nested objects and arrays; any other string stays a 422', async () => {
     const { makeImage } = await import('../../helpers/factories/media.js');
     const img = await makeImage(t, admin);
