@@ -105,10 +105,10 @@ export async function guidePages(app: FastifyInstance) {
     const langid = typeof lang === 'string' && config.languages.includes(lang) ? lang : undefined;
     const row = Number.isSafeInteger(guideid) && guideid > 0 ? await findGuideRow(db, config, guideid, langid) : undefined;
     if (!row || !toBool(row.public)) return notFoundPage(reply);
-    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row));
+    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row), null);
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
       .header('link', `<${config.publicUrl}/api/2.0/guides/${row.guideid}?langid=${row.langid}>; rel="alternate"; type="application/json"`)
-      .send(guidePageHtml({ ...record, prerequisites: record.prerequisites.filter((p) => p.public) }));
+      .send(guidePageHtml(record));
   };
 
   app.get('/Guide/:slug/:guideid', { schema: { hide: true } }, async (request, reply) => {

@@ -18,6 +18,7 @@ import type { FullGuide, LightGuide, Step } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { guideUrl } from './guides.urls.js';
 import { commentsOnSteps } from '../comments/comments.queries.js';
+import { guideRowReadable, preferredRow } from './guides.read-rule.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -99,20 +100,44 @@ export async function flagsOfMany(db: Db, guideids: number[]): Promise<Map<numbe
   return out;
 }
 
+/** The column `readable` (1 or 0): whether `viewer` reads the guides row aliased `g`. */
+const readableColumn = (viewer: AuthUser | null) => sql<number>`case when ${guideRowReadable(viewer, 'g')} then 1 else 0 end`.as('readable');
+
+/** What a prerequisite-derived value rests on: whether it could differ for another viewer. */
+export interface PrereqDates {
+  dates: Map<string, number>;
+  /** True when a private row was among the candidates: what it shows depends on who asks. */
+  dependsOnViewer: boolean;
+}
+
 /**
  * prereq_modified_date of many guides in one query: the newest modified_date among each
- * guide's prerequisites (0 when it has none). Computed when read, so that editing a
- * guide never writes the rows of the guides that require it.
+ * guide's prerequisites that `viewer` reads (0 when there are none), each prerequisite
+ * counted in the language it is shown in (`preferredRow` among its readable rows).
+ * Computed when read, so that editing a guide never writes the rows of the guides that
+ * require it.
  */
-export async function prereqDatesOf(db: Db, rows: Array<{ guideid: number; langid: string }>): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (rows.length === 0) return out;
+export async function prereqDatesOf(db: Db, config: Config, rows: Array<{ guideid: number; langid: string }>, viewer: AuthUser | null): Promise<PrereqDates> {
+  const dates = new Map<string, number>();
+  if (rows.length === 0) return { dates, dependsOnViewer: false };
   const found = await db.selectFrom('guide_prereqs as p').innerJoin('guides as g', 'g.guideid', 'p.prereq_guideid')
-    .select((eb) => ['p.guideid', 'p.langid', eb.fn.max('g.modified_date').as('newest')])
-    .where('p.guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).where('g.deleted', '=', 0)
-    .groupBy(['p.guideid', 'p.langid']).execute();
-  for (const f of found) out.set(`${f.guideid}/${f.langid}`, Number(f.newest ?? 0));
-  return out;
+    .select(['p.guideid', 'p.langid', 'g.guideid as prereqid', 'g.langid as prereq_langid', 'g.modified_date', 'g.public', readableColumn(viewer)])
+    .where('p.guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).where('g.deleted', '=', 0).execute();
+  const candidates = new Map<string, Map<number, Array<{ langid: string; modified_date: number }>>>();
+  for (const f of found) {
+    if (!f.readable) continue;
+    const key = `${f.guideid}/${f.langid}`;
+    const byPrereq = candidates.get(key) ?? new Map<number, Array<{ langid: string; modified_date: number }>>();
+    byPrereq.set(f.prereqid, [...(byPrereq.get(f.prereqid) ?? []), { langid: f.prereq_langid, modified_date: Number(f.modified_date) }]);
+    candidates.set(key, byPrereq);
+  }
+  for (const [key, byPrereq] of candidates) {
+    const langid = key.slice(key.indexOf('/') + 1);
+    let newest = 0;
+    for (const list of byPrereq.values()) newest = Math.max(newest, preferredRow(list, langid, config.languages[0])?.modified_date ?? 0);
+    dates.set(key, newest);
+  }
+  return { dates, dependsOnViewer: found.some((f) => !toBool(f.public)) };
 }
 
 function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, images: Map<number, ImageObject>, prereqDates: Map<string, number>): LightGuide {
@@ -137,15 +162,24 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
   };
 }
 
-/** Light records for a page of rows: two more queries (images, flags) for the page. */
-export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[]): Promise<Array<LightGuide & { summary: string }>> {
-  const [flags, images, prereqDates] = await Promise.all([
+/**
+ * Light records for a page of rows as `viewer` sees them, with whether that could differ
+ * for another viewer: three more queries (images, flags, prerequisites) for the page.
+ */
+export async function lightGuidePage(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null) {
+  const [flags, images, prereqs] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
     loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid ?? r.step_imageid)),
-    prereqDatesOf(db, rows),
+    prereqDatesOf(db, config, rows, viewer),
   ]);
   // `summary` rides along for suggest results; the light schema strips it from lists.
-  return rows.map((r) => ({ ...lightOf(config, r, flags, images, prereqDates), summary: r.summary }));
+  const records: Array<LightGuide & { summary: string }> = rows.map((r) => ({ ...lightOf(config, r, flags, images, prereqs.dates), summary: r.summary }));
+  return { records, dependsOnViewer: prereqs.dependsOnViewer };
+}
+
+/** Light records for a page of rows, as `viewer` sees them. */
+export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null): Promise<Array<LightGuide & { summary: string }>> {
+  return (await lightGuidePage(db, config, rows, viewer)).records;
 }
 
 // ---------------------------------------------------------------- full records
@@ -357,13 +391,16 @@ function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStor
 }
 
 /**
- * The full guide record from a source. Queries, all batched: bullet styles, images,
- * videos, markup references (guides), prerequisites with their owners, flags, ITEM
- * wikis, prerequisite images. The result depends only on the revision read, the current
- * state of its prerequisites, flags and referenced media and guides: a cache keyed by
- * (guideid, langid, revisionid) must be invalidated on those too.
+ * The full guide record from a source, as `viewer` sees it (prerequisites and the
+ * values derived from them count only the guide rows the viewer reads), with whether it
+ * could differ for another viewer. Queries, all batched: bullet styles, images, videos,
+ * markup references (guides), prerequisites with their owners, flags, ITEM wikis,
+ * prerequisite images. The result depends only on the revision read, the current state
+ * of its prerequisites, flags and referenced media and guides: a cache keyed by
+ * (guideid, langid, revisionid) must be invalidated on those too, and keyed by the
+ * viewer when `dependsOnViewer`.
  */
-export async function buildFullRecord(db: Db, config: Config, src: GuideSource): Promise<FullGuide> {
+export async function buildFullRecordFor(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null): Promise<{ record: FullGuide; dependsOnViewer: boolean }> {
   const { row } = src;
   const introDoc = wikiToDoc(row.introduction);
   const conclusionDoc = wikiToDoc(row.conclusion);
@@ -376,8 +413,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
   const [built, prereqRows, flags, wikis, docs] = await Promise.all([
     buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], [introDoc, conclusionDoc]),
     src.prereqIds.length
-      ? lightSelect(db).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0)
-        .orderBy('g.guideid').orderBy(sql`case when g.langid = ${row.langid} then 0 when g.langid = ${config.languages[0]} then 1 else 2 end`).execute()
+      ? lightSelect(db).select(readableColumn(viewer)).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0).execute()
       : Promise.resolve([]),
     flagsOfMany(db, [row.guideid, ...src.prereqIds]),
     itemTitles.length
@@ -390,18 +426,19 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     const d = docs.get(documentid);
     return d ? [{ documentid, url: d.url }] : [];
   });
-  // one row per prerequisite: its version in this guide's language when it has one
-  const prereqByGuide = new Map<number, LightRow>();
-  for (const p of prereqRows) if (!prereqByGuide.has(p.guideid)) prereqByGuide.set(p.guideid, p);
-  const prereqs = src.prereqIds.map((id) => prereqByGuide.get(id)).filter((p): p is LightRow => p !== undefined);
+  // one row per prerequisite the viewer reads: its version in this guide's language when readable
+  const readableBy = new Map<number, LightRow[]>();
+  for (const p of prereqRows) if (p.readable) readableBy.set(p.guideid, [...(readableBy.get(p.guideid) ?? []), p]);
+  const prereqs = src.prereqIds.map((id) => preferredRow(readableBy.get(id) ?? [], row.langid, config.languages[0])).filter((p): p is LightRow => p !== undefined);
   const [prereqImages, prereqDates] = await Promise.all([
     loadImageObjects(db, config.publicUrl, prereqs.map((p) => p.imageid ?? p.step_imageid)),
-    prereqDatesOf(db, prereqs),
+    prereqDatesOf(db, config, prereqs, viewer),
   ]);
-  const ownPrereqDate = prereqRows.reduce((max, p) => Math.max(max, p.modified_date), 0);
+  const ownPrereqDate = prereqs.reduce((max, p) => Math.max(max, p.modified_date), 0);
+  const dependsOnViewer = prereqRows.some((p) => !toBool(p.public)) || prereqDates.dependsOnViewer;
   const wikiIds = new Map(wikis.map((w) => [w.title, w.wikiid]));
 
-  return {
+  const record: FullGuide = {
     conclusion_raw: row.conclusion,
     conclusion_rendered: renderDoc(conclusionDoc, built.resolver),
     difficulty: row.difficulty,
@@ -416,7 +453,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     locale: row.langid,
     parts: itemRecords(config, 'part', parts, wikiIds),
     prerequisites: prereqs.map((p) => {
-      const light = lightOf(config, p, flags, prereqImages, prereqDates);
+      const light = lightOf(config, p, flags, prereqImages, prereqDates.dates);
       return {
         dataType: 'guide' as const,
         guideid: p.guideid,
@@ -461,16 +498,22 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     username: src.username,
     dataType: 'guide',
   };
+  return { record, dependsOnViewer };
+}
+
+/** The full guide record from a source, as `viewer` sees it. */
+export async function buildFullRecord(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null): Promise<FullGuide> {
+  return (await buildFullRecordFor(db, config, src, viewer)).record;
 }
 
 /**
  * The full record of the current version of a guide in a language (undefined when it
  * does not exist or is deleted). The one function a read cache would wrap.
  */
-export async function fullGuideRecord(db: Db, config: Config, guideid: number, langid?: string): Promise<FullGuide | undefined> {
+export async function fullGuideRecord(db: Db, config: Config, guideid: number, langid: string | undefined, viewer: AuthUser | null): Promise<FullGuide | undefined> {
   const row = await findGuideRow(db, config, guideid, langid);
   if (!row) return undefined;
-  return buildFullRecord(db, config, await loadCurrentSource(db, row));
+  return buildFullRecord(db, config, await loadCurrentSource(db, row), viewer);
 }
 
 /** The record of one step (its current state), or undefined. */
@@ -481,11 +524,3 @@ export async function stepRecordById(db: Db, config: Config, stepid: number): Pr
   if (sources.length === 0) return undefined;
   return (await buildStepRecords(db, config, step.guideid, step.langid, sources)).records[0];
 }
-
-/** Private prerequisites the viewer may not read are left out of what they see. */
-export function visiblePrerequisites(record: FullGuide, user: AuthUser | null): FullGuide {
-  if (record.prerequisites.every((p) => p.public)) return record;
-  if (user && (isAdmin(user) || hasPrivilege(user, 'Author'))) return record;
-  return { ...record, prerequisites: record.prerequisites.filter((p) => p.public || p.userid === user?.userid) };
-}
-

@@ -10,6 +10,8 @@ import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import type { AuthUser } from '../../http/auth.js';
+import { guideRowReadable } from './guides.read-rule.js';
 
 /** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
 export class StaleRevision extends Error {
@@ -149,7 +151,7 @@ function itemsOf(items: ItemInput[]): ItemInputStored[] {
  * Checks the guide fields a client sent (422 naming each bad field) and turns them into
  * column values. `current` is the guide being edited (undefined on create).
  */
-export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
+export async function validateGuideFields(db: Db, viewer: AuthUser | null, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
   const errors: FieldError[] = [];
   const set: Record<string, unknown> = {};
   for (const f of ['type', 'subject', 'introduction', 'conclusion', 'summary'] as const) if (b[f] !== undefined) set[f] = f === 'subject' ? b[f]!.trim() : b[f];
@@ -184,7 +186,8 @@ export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?:
   if (b.prerequisites !== undefined) {
     prerequisites = [...new Set(b.prerequisites)];
     const existing = prerequisites.length
-      ? new Set((await db.selectFrom('guides').select('guideid').where('guideid', 'in', prerequisites).where('deleted', '=', 0).execute()).map((r) => r.guideid))
+      // Only guides the caller reads in some language: another's private guide is as unknown as a missing one.
+      ? new Set((await db.selectFrom('guides as g').select('g.guideid').where('g.guideid', 'in', prerequisites).where('g.deleted', '=', 0).where(guideRowReadable(viewer, 'g')).execute()).map((r) => r.guideid))
       : new Set<number>();
     b.prerequisites.forEach((id, i) => {
       if (current && id === current.guideid) errors.push({ field: `prerequisites[${i}]`, code: 'invalid_value', message: 'A guide cannot be its own prerequisite.', index: i });

@@ -7,7 +7,7 @@ import { hasPrivilege, type AuthUser } from '../../http/auth.js';
 import { toBool } from '../../db/helpers.js';
 import { findGuideRow, guideAccess, parseJson } from '../guides/guides.queries.js';
 import type { GuideSnapshot } from '../guides/guides.snapshots.js';
-import { readsPrivateGuides } from '../comments/comments.contexts.js';
+import { guideRowReadable } from '../guides/guides.read-rule.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import type { WorkLogEntry } from './work-log.schemas.js';
 
@@ -35,15 +35,17 @@ export async function readsEntry(db: Db, config: Config, user: AuthUser, row: Wo
 type EntryQuery<O> = SelectQueryBuilder<Database & { w: WorkLogTable }, 'w', O>;
 
 /**
- * What a list shows the caller: everything to Moderators, Authors and Admins (who read
- * every guide); to others their own entries and the entries on public guides.
+ * `readsEntry` as SQL, for lists: Moderators and Admins see every entry; others the
+ * entries assigned to them or started by them, and those whose guide they read in the
+ * entry's language (the read rule applies per language, guides.read-rule.ts).
  */
 export function listableBy<O>(query: EntryQuery<O>, user: AuthUser): EntryQuery<O> {
-  if (hasPrivilege(user, 'Moderator') || readsPrivateGuides(user)) return query;
+  if (hasPrivilege(user, 'Moderator')) return query;
   return query.where((eb) => eb.or([
     eb('w.userid', '=', user.userid),
+    eb('w.userid_created', '=', user.userid),
     eb.exists(eb.selectFrom('guides as g').select('g.guideid').whereRef('g.guideid', '=', 'w.guideid').whereRef('g.langid', '=', 'w.langid')
-      .where('g.public', '=', 1).where('g.deleted', '=', 0)),
+      .where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'))),
   ]));
 }
 

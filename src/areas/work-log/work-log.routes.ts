@@ -98,9 +98,9 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const guide = await findGuideRow(db, config, guideid, q.langid);
     if (!guide) throw notFound('Guide');
     if (!(await guideAccess(db, user, guide)).read) throw forbidden('This guide is private.');
-    let query = db.selectFrom('work_log').selectAll().where('guideid', '=', guideid).where('status', '=', 'suspended');
-    if (q.langid) query = query.where('langid', '=', q.langid);
-    return records(await query.orderBy('entryid').limit(q.limit).offset(q.offset).execute());
+    let query = listableBy(db.selectFrom('work_log as w').selectAll('w'), user).where('w.guideid', '=', guideid).where('w.status', '=', 'suspended');
+    if (q.langid) query = query.where('w.langid', '=', q.langid);
+    return records(await query.orderBy('w.entryid').limit(q.limit).offset(q.offset).execute());
   });
 
   app.get('/work_log/:entryid', {
