@@ -19,6 +19,7 @@ import type { GuideSnapshot, ItemInputStored, LineSnapshot, StepMediaSource, Ste
 import { guideUrl } from './guides.urls.js';
 import { commentsOnSteps } from '../comments/comments.queries.js';
 import { guideRowReadable, preferredRow } from './guides.read-rule.js';
+import { fieldIdsOf, loadFields, type FormField } from './guides.fields.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -192,6 +193,8 @@ export interface StepSource {
   title: string;
   media: StepMediaSource | null;
   lines: LineSource[];
+  /** field_revisionids of its form fields, in order. */
+  fields: number[];
 }
 
 /** Everything a full record is built from: the current tables, or a kept revision. */
@@ -254,6 +257,7 @@ export async function loadCurrentSteps(db: Db, guideid: number, langid: string, 
     title: s.title,
     media: s.media_type === 'video' && s.videoid ? { type: 'video', videoid: s.videoid } : { type: 'image', imageids: imagesBy.get(s.stepid) ?? [] },
     lines: linesBy.get(s.stepid) ?? [],
+    fields: fieldIdsOf(s.fields),
   }));
 }
 
@@ -286,7 +290,7 @@ export async function loadRevisionSource(db: Db, row: GuideRow, revisionid: numb
     const s = byRev.get(ref.revisionid);
     const data = parseJson<StepSnapshot | null>(s?.snapshot, null);
     if (!data) return;
-    steps.push({ stepid: ref.stepid, orderby: i + 1, revisionid: ref.revisionid, title: data.title, media: data.media, lines: data.lines });
+    steps.push({ stepid: ref.stepid, orderby: i + 1, revisionid: ref.revisionid, title: data.title, media: data.media, lines: data.lines, fields: data.fields ?? [] });
   });
   const f = snap.fields;
   const asRow: GuideRow = {
@@ -310,6 +314,7 @@ interface BuildContext {
   styles: BulletStyles;
   images: Map<number, ImageObject>;
   videos: Map<number, unknown>;
+  fields: Map<number, FormField>;
 }
 
 function lineRecord(l: LineSource, ctx: BuildContext, html: string) {
@@ -343,6 +348,7 @@ function stepRecord(guideid: number, s: StepSource, ctx: BuildContext, renderLin
     revisionid: s.revisionid,
     imageURL: first?.standard ?? null,
     media,
+    fields: s.fields.map((id) => ctx.fields.get(id)).filter((f): f is FormField => f !== undefined),
     comments: [],
   };
 }
@@ -364,14 +370,15 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
   for (const s of steps) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
   const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
-  const [styles, images, videos, resolver, comments] = await Promise.all([
+  const [styles, images, videos, resolver, comments, fields] = await Promise.all([
     loadBulletStyles(db),
     loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
     commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
+    loadFields(db, steps.flatMap((s) => s.fields)),
   ]);
-  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown> };
+  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown>, fields };
   const records = steps.map((s) => ({
     ...stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)),
     comments: comments.get(s.stepid) ?? [],

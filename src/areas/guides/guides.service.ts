@@ -12,6 +12,7 @@ import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from '.
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import type { AuthUser } from '../../http/auth.js';
 import { guideRowReadable } from './guides.read-rule.js';
+import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 
 /** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
 export class StaleRevision extends Error {
@@ -85,7 +86,7 @@ async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
     const images = await trx.selectFrom('guide_step_images').select('imageid').where('stepid', '=', stepid).orderBy('orderby').execute();
     media = { type: 'image', imageids: images.map((i) => i.imageid) };
   }
-  return { title: step.title, lines, media };
+  return { title: step.title, lines, media, fields: fieldIdsOf(step.fields) };
 }
 
 /** Keeps the step's current state as a new step revision; returns its revisionid. */
@@ -374,7 +375,7 @@ export async function moveStep(trx: Db, guideid: number, langid: string, stepid:
   await writeStepOrder(trx, order);
 }
 
-export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues }
+export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues; fields?: FieldValues[] }
 
 /** Inserts a step at its position and keeps its first revision; returns the stepid. */
 export async function insertStep(trx: Db, guideid: number, langid: string, userid: number | null, now: number, s: NewStep): Promise<number> {
@@ -383,6 +384,7 @@ export async function insertStep(trx: Db, guideid: number, langid: string, useri
   }).returning('stepid').executeTakeFirstOrThrow();
   await writeLines(trx, row.stepid, s.lines);
   await writeMedia(trx, row.stepid, s.media);
+  if (s.fields?.length) await writeFields(trx, row.stepid, s.fields, now);
   await moveStep(trx, guideid, langid, row.stepid, s.orderby ?? Number.MAX_SAFE_INTEGER);
   await commitStepRevision(trx, row.stepid, guideid, langid, userid, now, 'create');
   return row.stepid;
