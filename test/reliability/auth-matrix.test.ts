@@ -346,6 +346,10 @@ describe('per-language privacy', async () => {
       expect((await p.get(`/comments/${id}`, { token: owner.token })).statusCode).toBe(200);
     }
     expect((await p.get(`/comments/${commentEn}`)).statusCode).toBe(200);
+    // nor may others write into the private language
+    const written = await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the private language', langid: 'de' } });
+    expect(written.statusCode).toBe(403);
+    expect((await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the public language', langid: 'en' } })).statusCode).toBe(201);
   });
 
   it('a private prerequisite counts for no one who cannot read it, in the record, the list and the cache, whoever read first', async () => {

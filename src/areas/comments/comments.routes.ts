@@ -134,6 +134,11 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const explicit = b.langid ?? b.langId;
     if (explicit !== undefined && !config.languages.includes(explicit)) throw invalidField(b.langid !== undefined ? 'langid' : 'langId', `The language must be one of the site's: ${config.languages.join(', ')}.`);
     const langid = explicit ?? parent?.langid ?? target.langid;
+    // A guide comment is read as the guide in the comment's language: it is written so too.
+    if (context === 'guide' && langid !== target.langid) {
+      const inLanguage = await resolveContext(db, context, contextid, langid);
+      if (inLanguage) await requireContextRead(db, user, inLanguage);
+    }
     if (b.media?.length) await checkMedia(db, b.media);
     const now = clock.now();
     const commentid = await db.transaction().execute(async (trx) => {
