@@ -370,6 +370,14 @@ describe('per-language privacy', async () => {
         expect((await listed(token)).prereq_modified_date).toBe(0);
       }
     }
+    // A new language of a prerequisite shows at once in a cached record of that language.
+    const pre = await makePublishedGuide(p, owner);
+    const deGuide = ok(await p.post('/guides', { token: owner.token, body: { guideid: requiring.guideid, langid: 'de', type: 'replacement', category: pre.category, title: 'Braucht', public: true, prerequisites: [pre.guideid] } }), 'translation');
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => x.locale)).toEqual(['en']);
+    // written by hand, as any writer may (the database's triggers keep the cache right)
+    const preRow = await p.db.selectFrom('guides').selectAll().where('guideid', '=', pre.guideid).where('langid', '=', 'en').executeTakeFirstOrThrow();
+    await p.db.insertInto('guides').values({ ...preRow, langid: 'de', title: 'Vorher', cache_stamp: 0 }).execute();
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => [x.locale, x.title])).toEqual([['de', 'Vorher']]);
     // Naming a private guide one does not read as a prerequisite is as naming none.
     const mine = await makePublishedGuide(p, owner);
     ok(await p.put(`/guides/${mine.guideid}/users/${plain.userid}`, { token: owner.token }), 'collaborator');

@@ -15,6 +15,7 @@ import * as searchTitlePrefix from './2026_11_22_1320_search_title_prefix.js';
 import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
+import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1410_work_log': workLog,
   '2026_11_22_1420_guide_cache': guideCache,
   '2026_11_23_1500_form_fields_work_log': formFieldsWorkLog,
+  '2026_11_23_1510_guide_cache_new_language': guideCacheNewLanguage,
 };
