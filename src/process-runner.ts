@@ -107,13 +107,3 @@ export async function stopAllPrograms(): Promise<void> {
   for (const [pid] of all) killGroup(pid);
   await Promise.all(all.map(([, p]) => p.closed));
 }
-
-/** True while a process group has any member (tests check that nothing was left behind). */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
