@@ -32,8 +32,9 @@ function ffmpegTo(ext: string, args: string[], files: Record<string, string> = {
   }
 }
 
-/** A small 64x48 MP4 (the "server-side file" an attacker names). */
-export const plainMp4 = () => ffmpegTo('mp4', ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=5', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p']);
+/** A small 64x48 video (an honest upload, or the "server-side file" an attacker names). */
+export const plainVideo = (ext: 'mp4' | 'mov' = 'mp4') => ffmpegTo(ext, ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=5', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p']);
+export const plainMp4 = () => plainVideo('mp4');
 
 /** A WebM whose metadata tags hold `tagBytes` bytes each (ffprobe's -show_format prints them all). */
 export function hugeTagsWebm(tagBytes: number, tags = 3): Buffer {
