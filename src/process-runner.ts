@@ -1,8 +1,11 @@
 // Every external program (ffprobe, ffmpeg) runs through runProgram: in a process group
 // of its own, with a wall-clock time limit and a cap on what it prints, and killed with
 // its whole group on timeout, on abort (the item was deleted, the server shuts down) and
-// when this process exits. Nothing it starts outlives the work that needed it.
+// when this process exits. Nothing it starts outlives the work that needed it; should this
+// process die without a chance to kill it (SIGKILL, out of memory), a CPU-time limit that
+// the kernel enforces ends the program anyway.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 
 export interface ProgramLimits {
   /** Wall-clock time limit in milliseconds (a program's run is real time, not the app's clock). */
@@ -33,6 +36,9 @@ function killGroup(pid: number) {
   }
 }
 
+/** CPU seconds a program may use: its wall-clock limit on every core, plus one. */
+const cpuSeconds = (timeoutMs: number) => Math.ceil(timeoutMs / 1000) * availableParallelism() + 1;
+
 let exitHookInstalled = false;
 function installExitHook() {
   if (exitHookInstalled) return;
@@ -50,7 +56,8 @@ export function runProgram(cmd: string, args: string[], limits: ProgramLimits): 
     if (limits.signal?.aborted) return reject(new ProgramError('aborted', `${cmd} was not started: the work was cancelled`));
     // detached: the program leads a new process group, so that killing -pid also kills
     // whatever it started (an ffmpeg filter helper, a shell's children).
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // `ulimit -t` (RLIMIT_CPU) is inherited and enforced by the kernel, whoever survives whom.
+    const child = spawn('/bin/sh', ['-c', 'ulimit -t "$0" && exec "$@"', String(cpuSeconds(limits.timeoutMs)), cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const chunks: Buffer[] = [];
     let outBytes = 0;
     let errTail = '';

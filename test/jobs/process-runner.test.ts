@@ -1,11 +1,12 @@
 // Every external program runs bounded: killed with its whole process group on timeout,
 // on too much output, on abort and on shutdown. Real programs (sh, ffprobe), tiny limits.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ProgramError, runningPrograms, runProgram, stopAllPrograms } from '../../src/process-runner.js';
-import { expectGroupGone } from '../helpers/processes.js';
+import { expectGroupGone, liveMembers } from '../helpers/processes.js';
 import { hasFfmpeg } from '../helpers/factories/media.js';
 import { dashBehindAtom, hugeTagsWebm, plainMp4 } from '../helpers/factories/hostile-media.js';
 
@@ -81,4 +82,21 @@ describe.skipIf(!hasFfmpeg)('ffprobe on hostile input, left to guess (what the v
     const err = await runProgram('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', join(dir, 'tags.webm')], { timeoutMs: 30_000, maxOutputBytes: 64 * 1024 }).catch((e: ProgramError) => e);
     expect(err).toMatchObject({ reason: 'output' });
   });
+});
+
+describe('a server process killed outright (SIGKILL)', () => {
+  it('leaves no program burning CPU: the kernel ends it at its CPU-time limit', async () => {
+    const runner = new URL('../../src/process-runner.ts', import.meta.url).pathname;
+    // A server stand-in that starts a busy program with a 1-second limit and prints its group.
+    const script = `import { runProgram, runningPrograms } from ${JSON.stringify(runner)};
+      runProgram('sh', ['-c', 'while :; do :; done'], { timeoutMs: 1000, maxOutputBytes: 100 }).catch(() => {});
+      console.log(runningPrograms()[0]);
+      setInterval(() => {}, 1000);`;
+    const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pgid = await new Promise<number>((resolve) => server.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    expect(pgid).toBeGreaterThan(0);
+    server.kill('SIGKILL'); // no exit hook runs: the program is orphaned
+    await new Promise((r) => server.once('exit', r));
+    await vi.waitFor(() => expect(liveMembers(pgid)).toEqual([]), { timeout: 60_000, interval: 100 });
+  }, 70_000);
 });
