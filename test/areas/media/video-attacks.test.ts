@@ -143,6 +143,21 @@ describe.skipIf(!hasFfmpeg)('video jobs are bounded', () => {
     }
   });
 
+  it('an encoding that reaches the size cap (-fs) fails the video instead of being kept cut short', async () => {
+    const t = await buildTestApp({ config: { videoEncodeMaxBytes: 4000 } });
+    try {
+      const user = await makeUser(t);
+      const item = (await upload(t, user, gappedMp4(60), 'minute.mp4')).json();
+      await t.app.jobs.runDue();
+      const row = await videoRow(t, item.id);
+      expect(row.state).toBe('failed');
+      expect(row.state_reason).toMatch(/reached the limit of 4000 bytes/);
+      expect(await t.db.selectFrom('video_encodings').select('encodingid').where('videoid', '=', item.id).execute()).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a long encode delays no mail, stops when its item is deleted, and leaves no program at shutdown', async () => {
     const t = await buildTestApp({ config: { videoMaxSeconds: 1_000_000, jobPollMs: 20 } });
     let closed = false;
