@@ -42,6 +42,8 @@ export interface Config {
   jobPollMs: number;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
   jobLeaseSeconds: number;
+  /** Jobs run at once per lane in one process: media work (video encodes), mail, everything else (purges). */
+  jobConcurrency: { media: number; mail: number; other: number };
   /** Guide types the site accepts. */
   guideTypes: string[];
   /** Largest media upload of any kind (the body limit of POST /user/media/uploads), in bytes. */
@@ -53,6 +55,20 @@ export interface Config {
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
+  /** Longest a video may last, in seconds; longer ones are refused before any encode. */
+  videoMaxSeconds: number;
+  /** Largest width or height of a video, in pixels. */
+  videoMaxDimension: number;
+  /** Most streams (video, audio, subtitles...) in a video file. */
+  videoMaxStreams: number;
+  /** Wall-clock limit of one ffprobe run, in milliseconds. */
+  videoProbeTimeoutMs: number;
+  /** Wall-clock limit of one ffmpeg run (an encoding, the poster), in milliseconds. */
+  videoEncodeTimeoutMs: number;
+  /** Most bytes an ffprobe answer may have (more: the file is refused). */
+  videoProbeMaxOutputBytes: number;
+  /** Largest encoding ffmpeg may write, in bytes (ffmpeg's -fs); a bigger one fails the video. */
+  videoEncodeMaxBytes: number;
   /** A LibreTranslate server for machine translation of display titles; empty: none (texts stay as they are). */
   libreTranslateUrl: string;
   libreTranslateApiKey: string;
@@ -108,12 +124,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
+    jobConcurrency: {
+      media: Math.max(1, int('JOB_MEDIA_CONCURRENCY', env.JOB_MEDIA_CONCURRENCY, 1)),
+      mail: Math.max(1, int('JOB_MAIL_CONCURRENCY', env.JOB_MAIL_CONCURRENCY, 2)),
+      other: Math.max(1, int('JOB_OTHER_CONCURRENCY', env.JOB_OTHER_CONCURRENCY, 1)),
+    },
     guideTypes: list(env.GUIDE_TYPES).length ? list(env.GUIDE_TYPES) : DEFAULT_GUIDE_TYPES,
     mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
     mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
     mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
+    videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),
+    videoMaxDimension: Math.max(16, int('VIDEO_MAX_DIMENSION', env.VIDEO_MAX_DIMENSION, 4096)),
+    videoMaxStreams: Math.max(1, int('VIDEO_MAX_STREAMS', env.VIDEO_MAX_STREAMS, 8)),
+    videoProbeTimeoutMs: Math.max(1, int('VIDEO_PROBE_TIMEOUT_MS', env.VIDEO_PROBE_TIMEOUT_MS, 30_000)),
+    videoEncodeTimeoutMs: Math.max(1, int('VIDEO_ENCODE_TIMEOUT_MS', env.VIDEO_ENCODE_TIMEOUT_MS, 2 * 3600_000)),
+    videoProbeMaxOutputBytes: Math.max(1024, int('VIDEO_PROBE_MAX_OUTPUT_BYTES', env.VIDEO_PROBE_MAX_OUTPUT_BYTES, 1024 * 1024)),
+    videoEncodeMaxBytes: Math.max(1024 * 1024, int('VIDEO_ENCODE_MAX_BYTES', env.VIDEO_ENCODE_MAX_BYTES, 2 * 1024 * 1024 * 1024)),
     libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
   };

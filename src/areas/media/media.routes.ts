@@ -95,6 +95,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
         description:
           'The file is the raw request body with `Content-Type: application/octet-stream` (422 otherwise); `file` names it. ' +
           'The kind is decided from the bytes: JPEG, PNG, GIF or WebP images (GuideImage); MP4, WebM or QuickTime videos (GuideVideoObject); PDF documents (Document). ' +
+          'A video is kept only when ffprobe finds a video stream in it within the limits (VIDEO_MAX_SECONDS, VIDEO_MAX_DIMENSION, VIDEO_MAX_STREAMS). ' +
           'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. Nothing is stored on refusal. ' +
           'Answers 200 (as existing clients expect) with the new library item: its `id`, `type`, `kind` and detail record. A video is encoded in the background: `isReady` is false until `state` is `finished`.',
         querystring: UploadQuery,

@@ -13,7 +13,7 @@ import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
 import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Markup } from './images.js';
 import { newGuid } from './guid.js';
-import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS } from './videos.js';
+import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS, cancelVideoWork, checkVideoUpload } from './videos.js';
 import { imageDetailFromRow, loadDocuments, loadEmbeds, loadVideoDetails } from './media-records.js';
 import { findMediaUses, type UsageKind } from './media-usage.js';
 import { isForeignKeyViolation } from '../../db/helpers.js';
@@ -138,6 +138,7 @@ export async function receiveUpload(s: Services, userid: number, filename: strin
   try {
     if (kind.kind === 'image') return { type: 'GuideImage', id: await storeImage(db, store, { guid, key, name, size, now, userid, sniffed: kind }) };
     if (kind.kind === 'video') {
+      await checkVideoUpload(config, store, key, kind);
       const id = await db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('videos').values({
           guid, userid, filename: name, created_date: now, mime: kind.mime, size, md5, blob_key: key, state: 'queued', state_reason: null, meta: null, poster_imageid: null, srcid: null,
@@ -298,6 +299,7 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
       }
       if (keys.length || prefixes.length) await enqueueJob(trx, clock, PURGE_JOB, { keys, prefixes });
     });
+    if (kind === 'video') cancelVideoWork(id);
   } catch (err) {
     // A table that refers to the item by a foreign key and registered no check.
     if (isForeignKeyViolation(err)) throw inUse([]);

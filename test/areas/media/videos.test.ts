@@ -91,15 +91,13 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     expect(v.encodings).toHaveLength(2);
   });
 
-  it('a file that only looks like a video ends failed, not ready, and the job is done', async () => {
+  it('a file that only looks like a video is a 422 and nothing is stored', async () => {
     const fake = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(3000, 9)]);
-    const item = (await upload(t, user, fake, 'fake.mp4')).json();
-    await t.app.jobs.runDue();
-    const lib = (await t.get(`/user/media/GuideVideoObject/${item.id}`, { token: user.token })).json();
-    expect(lib).toMatchObject({ isReady: false, state: 'failed' });
-    expect(lib.video.encodings).toEqual([]);
-    const job = await t.db.selectFrom('jobs').select('status').where('type', '=', 'media.video.process').orderBy('jobid', 'desc').executeTakeFirstOrThrow();
-    expect(job.status).toBe('done');
+    const videosBefore = await t.db.selectFrom('videos').select('videoid').execute();
+    const res = await upload(t, user, fake, 'fake.mp4');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({ field: 'file', code: 'invalid_value' });
+    expect(await t.db.selectFrom('videos').select('videoid').execute()).toEqual(videosBefore);
   });
 
   it('a video deleted before its job runs leaves nothing behind', async () => {
