@@ -2,7 +2,7 @@
 // without it refuses to register. The token is resolved once per request, in onRequest,
 // so that an unauthenticated request is refused before its body is even validated.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import { TransactionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from './errors.js';
@@ -168,14 +168,24 @@ export async function reauthorize(request: FastifyRequest, trx: Kysely<Database>
 export function reauthorizing(request: FastifyRequest, db: Kysely<Database>): Kysely<Database> {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'transaction') {
-        return () => {
-          const builder = target.transaction();
-          return { execute: <T>(fn: (trx: Kysely<Database>) => Promise<T>) => builder.execute(async (trx) => { await reauthorize(request, trx); return fn(trx); }) };
-        };
-      }
+      if (prop === 'transaction') return () => checkedFirst(target.transaction(), (trx) => reauthorize(request, trx));
       const value = Reflect.get(target, prop, target);
       return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A transaction builder whose transaction runs `check` before the work (also after setIsolationLevel and the like). */
+function checkedFirst(builder: TransactionBuilder<Database>, check: (trx: Kysely<Database>) => Promise<void>): TransactionBuilder<Database> {
+  return new Proxy(builder, {
+    get(target, prop) {
+      if (prop === 'execute') return <T>(fn: (trx: Kysely<Database>) => Promise<T>) => target.execute(async (trx) => { await check(trx); return fn(trx); });
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const out = value.apply(target, args);
+        return out instanceof TransactionBuilder ? checkedFirst(out, check) : out;
+      };
     },
   });
 }
