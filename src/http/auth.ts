@@ -112,9 +112,10 @@ function tokenWorks(row: TokenRow, now: number): boolean {
 /**
  * The user a token (by its hash) stands for, or null when it does not work. One query,
  * whatever the token: the impersonator comes along in the same lookup. With `lock`
- * (PostgreSQL; SQLite serializes write transactions anyway) the token's and the user's
- * rows stay share-locked until the transaction ends, so a logout or password change
- * waits for it rather than slipping in before it commits.
+ * (PostgreSQL; SQLite serializes write transactions anyway) the token's row stays
+ * share-locked until the transaction ends, so a logout waits for it rather than slipping
+ * in before it commits. (Only the token's row: the transaction may go on to write the
+ * user's, and two uploads upgrading a shared lock on it would deadlock.)
  */
 async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock = false): Promise<AuthUser | null> {
   let q = db
@@ -127,7 +128,7 @@ async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock
       'impersonator.privileges as impersonator_privileges', 'impersonator.enabled as impersonator_enabled', 'impersonator.banned as impersonator_banned',
     ])
     .where('tokens.token_hash', '=', hash);
-  if (lock && isPostgres(db)) q = q.forShare(['tokens', 'users']);
+  if (lock && isPostgres(db)) q = q.forShare(['tokens']);
   const row = await q.executeTakeFirst();
   if (!row || !tokenWorks(row, now)) return null;
   return { userid: row.userid, username: row.username, privileges: parsePrivileges(row.privileges), tokenHash: hash, impersonatedBy: row.impersonated_by };
