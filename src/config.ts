@@ -9,7 +9,7 @@ export interface Config {
   dataDir: string;
   /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://...` */
   databaseUrl: string;
-  /** App ids accepted in `X-App-Id` on register and login; empty: none required. */
+  /** App ids accepted in `X-App-Id` on register and login; empty: none required (public registration needs some). */
   appIds: string[];
   publicRegistration: boolean;
   /** Lifetime of an auth token, in seconds. */
@@ -100,13 +100,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const cors = list(env.CORS_ORIGINS);
   const languages = list(env.LANGUAGES);
+  const publicRegistration = bool(env.PUBLIC_REGISTRATION, false);
+  const appIds = list(env.APP_IDS);
+  // The specification: with public registration, register and login must carry an app id.
+  if (publicRegistration && appIds.length === 0) throw new Error('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
   return {
     port,
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
-    appIds: list(env.APP_IDS),
-    publicRegistration: bool(env.PUBLIC_REGISTRATION, false),
+    appIds,
+    publicRegistration,
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',

@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses } from '../../http/schemas.js';
 import { HttpError, invalidField, notFound } from '../../http/errors.js';
-import { requireUser } from '../../http/auth.js';
+import { reauthorizing, requireUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import {
@@ -119,7 +119,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       if (!body || typeof (body as Readable).pipe !== 'function') throw invalidField('file', 'The request body is empty; send the file\'s bytes as the body.', 'missing_field');
       let created;
       try {
-        created = await receiveUpload(services, user.userid, request.query.file, body);
+        created = await receiveUpload({ ...services, db: reauthorizing(request, db) }, user.userid, request.query.file, body);
       } catch (err) {
         if (err instanceof HttpError) reply.header('connection', 'close');
         throw err;
@@ -239,7 +239,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const user = requireUser(request);
-    const created = await editImage(services, user, request.body);
+    const created = await editImage({ ...services, db: reauthorizing(request, db) }, user, request.body);
     const [item] = await loadMediaItems(db, config, [{ type: created.type, objectid: created.id }]);
     return reply.status(201).send(item);
   });
