@@ -9,6 +9,7 @@ import { escapeOut } from './escape.js';
 import { safeHref, safeSrc } from './urls.js';
 import { sameAttrs } from './inline.js';
 import { toId } from './serialize.js';
+import { step } from './steps.js';
 
 const MAX_DEPTH = 64;
 const INLINE = new Set(['text', 'hard_break', 'image', 'video', 'internal_link']);
@@ -95,6 +96,7 @@ function renderInternalLink(attrs: Record<string, unknown>, r: MarkupResolver): 
 }
 
 function renderInlineNode(node: DocNode, r: MarkupResolver): string {
+  step(1 + (node.text?.length ?? 0));
   switch (node.type) {
     case 'text': return escapeOut(node.text ?? '');
     case 'hard_break': return '<br>';
@@ -111,6 +113,7 @@ export function renderInline(nodes: DocNode[], r: MarkupResolver, depth = 0): st
   let html = '';
   const stack: DocMark[] = [];
   for (const node of nodes) {
+    step(1 + (node.marks?.length ?? 0));
     const marks = node.type === 'text' || node.type === 'image' ? renderableMarks(node) : [];
     let keep = 0;
     while (keep < stack.length && keep < marks.length && sameMark(stack[keep], marks[keep])) keep++;
@@ -126,6 +129,7 @@ export function renderInline(nodes: DocNode[], r: MarkupResolver, depth = 0): st
 }
 
 function textOf(node: DocNode): string {
+  step(1 + (node.text?.length ?? 0));
   if (node.type === 'text') return node.text ?? '';
   return (node.content ?? []).map(textOf).join('');
 }
@@ -139,6 +143,7 @@ function renderListItem(item: DocNode, r: MarkupResolver, depth: number): string
 }
 
 function renderBlock(node: DocNode, r: MarkupResolver, depth: number): string {
+  step();
   switch (node.type) {
     case 'paragraph':
       return `<p>${renderInline(node.content ?? [], r, depth)}</p>`;
@@ -177,6 +182,7 @@ export function renderBlocks(nodes: DocNode[], r: MarkupResolver = nullResolver,
     run = [];
   };
   for (const n of nodes) {
+    step();
     if (INLINE.has(n.type)) {
       run.push(n);
       continue;

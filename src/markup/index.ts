@@ -33,6 +33,7 @@ export type { DocMark, DocNode, MarkupRefs, MarkupResolver, ResolvedGuide, Resol
 export { nullResolver, IMAGE_SIZES, IMAGE_ALIGNS } from './types.js';
 export { escapeHtml, escapeOut } from './escape.js';
 export { safeHref } from './urls.js';
+export { countSteps, stepsTaken, StepBudgetExceeded } from './steps.js';
 
 /** Wiki text -> document tree. With a resolver, image nodes get their `src`. */
 export function wikiToDoc(text: string, resolver?: MarkupResolver): DocNode {

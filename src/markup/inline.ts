@@ -9,6 +9,7 @@
 import type { DocMark, DocNode, ToggleMark } from './types.js';
 import { IMAGE_ALIGNS, IMAGE_SIZES, MARK_ORDER } from './types.js';
 import { safeHref } from './urls.js';
+import { step } from './steps.js';
 
 /** Characters a backslash escapes; a backslash before anything else is a backslash. */
 export const ESCAPABLE = new Set(["'", '+', ',', '^', '~', '`', '[', ']', '|', '*', '#', '=']);
@@ -34,6 +35,7 @@ type Token =
 export function backslashRun(s: string, i: number, isEsc: (c: string) => boolean, endEscapable = false): { text: string; next: number; escaped: boolean } {
   let n = 0;
   while (s[i + n] === '\\') n++;
+  step(n);
   const d = s[i + n];
   if (d === undefined && endEscapable) return { text: '\\'.repeat(n >> 1), next: i + n, escaped: false };
   if (d !== undefined && isEsc(d)) {
@@ -53,6 +55,7 @@ export function unescapePart(raw: string): string {
   let out = '';
   let i = 0;
   while (i < raw.length) {
+    step();
     if (raw[i] === '\\') {
       const r = backslashRun(raw, i, isEscapable, true);
       out += r.text;
@@ -65,6 +68,7 @@ export function unescapePart(raw: string): string {
 /** Index of the closing `` of a code span whose content starts at j, or -1 (none on this line). */
 export function findCodeEnd(s: string, j: number): number {
   while (j < s.length) {
+    step();
     const c = s[j];
     if (c === '\n') return -1;
     if (c === '\\') {
@@ -83,6 +87,7 @@ function decodeCode(raw: string): string {
   let out = '';
   let i = 0;
   while (i < raw.length) {
+    step();
     if (raw[i] === '\\') {
       const r = backslashRun(raw, i, (c) => c === '`', true);
       out += r.text;
@@ -98,6 +103,7 @@ function skipOpaque(s: string, i: number): number {
   if (c === '\\') {
     let n = 0;
     while (s[i + n] === '\\') n++;
+    step(n);
     return i + n + (n % 2 === 1 && s[i + n] !== undefined && ESCAPABLE.has(s[i + n]) ? 1 : 0);
   }
   if (c === '`' && s[i + 1] === '`') {
@@ -111,8 +117,10 @@ function skipOpaque(s: string, i: number): number {
 function matchBrackets(s: string): Int32Array {
   const match = new Int32Array(s.length).fill(-1);
   const stack: number[] = [];
+  step(s.length);
   let i = 0;
   while (i < s.length) {
+    step();
     const skip = skipOpaque(s, i);
     if (skip >= 0) {
       i = skip;
@@ -132,7 +140,10 @@ function matchBrackets(s: string): Int32Array {
 
 /**
  * The raw arguments of the tag opening at `start` (split at top-level `|`), or null.
- * The first argument (the tag name or URL) may not contain a `[`.
+ * The name (or URL) and, for embeds and internal links, the first argument may not hold
+ * a `[`, and both are checked as soon as they end: a tag that fails is given up at once,
+ * so a `[` that stays text costs only the characters up to its first `|` (nothing is
+ * scanned again by the next `[`).
  */
 function tagParts(s: string, start: number, end: number, inLink: boolean): string[] | null {
   if (end < 0 || end - start > MAX_TAG) return null;
@@ -140,12 +151,24 @@ function tagParts(s: string, start: number, end: number, inLink: boolean): strin
   let from = start + 1;
   let depth = 0;
   let i = start + 1;
-  // The name is checked as soon as it ends, so that text in brackets costs nothing more.
-  const nameOk = (raw: string) => {
-    const name = unescapePart(raw).trim();
-    return inLink ? name.toLowerCase() === 'br' : TAG_NAMES.has(name.toLowerCase()) || safeHref(name) !== null;
+  let key = '';
+  const partOk = (raw: string): boolean => {
+    if (parts.length === 0) {
+      const name = unescapePart(raw).trim();
+      key = name.toLowerCase();
+      if (inLink) return key === 'br';
+      if (TAG_NAMES.has(key)) return true;
+      key = '';
+      return safeHref(name) !== null;
+    }
+    if (parts.length === 1 && key === 'link') return safeHref(unescapePart(raw)) !== null;
+    if (parts.length === 1 && key !== '') return idOf(raw) !== null;
+    return true;
   };
+  // parts whose content is checked: the name, and the first argument of a named tag
+  const checked = () => parts.length === 0 || (parts.length === 1 && key !== '');
   while (i < end) {
+    step();
     const skip = skipOpaque(s, i);
     if (skip >= 0) {
       i = skip;
@@ -153,17 +176,17 @@ function tagParts(s: string, start: number, end: number, inLink: boolean): strin
     }
     const c = s[i];
     if (c === '[') {
-      if (parts.length === 0) return null;
+      if (checked()) return null;
       depth++;
     } else if (c === ']') depth--;
     else if (c === '|' && depth === 0) {
-      if (parts.length === 0 && !nameOk(s.slice(from, i))) return null;
+      if (key === 'br' || !partOk(s.slice(from, i))) return null;
       parts.push(s.slice(from, i));
       from = i + 1;
     }
     i++;
   }
-  if (parts.length === 0 && !nameOk(s.slice(from, end))) return null;
+  if (checked() && !partOk(s.slice(from, end))) return null;
   parts.push(s.slice(from, end));
   return parts;
 }
@@ -251,6 +274,7 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
   };
   let i = 0;
   while (i < s.length) {
+    step();
     const c = s[i];
     if (c === '\\') {
       const r = backslashRun(s, i, isEscapable, endEscapable);
@@ -263,6 +287,7 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
     } else if (DELIM_CHARS.has(c)) {
       let n = 1;
       while (s[i + n] === c) n++;
+      step(n);
       if (n >= 2) {
         flush();
         out.push({ t: 'delim', ch: c, n });
@@ -322,6 +347,7 @@ export function parseInline(s: string): DocNode[] {
   const later: Record<string, Int32Array> = {};
   for (const ch of DELIM_CHARS) later[ch] = new Int32Array(tokens.length + 1);
   for (let k = tokens.length - 1; k >= 0; k--) {
+    step(DELIM_CHARS.size);
     for (const ch of DELIM_CHARS) later[ch][k] = later[ch][k + 1];
     const tok = tokens[k];
     if (tok.t === 'delim' && tok.n > later[tok.ch][k]) later[tok.ch][k] = tok.n;
@@ -343,6 +369,7 @@ export function parseInline(s: string): DocNode[] {
   };
   const pushText = (text: string, code: boolean) => {
     if (!text) return;
+    step(MARK_ORDER.length + text.length);
     const marks = marksNow(code);
     const prev = out[out.length - 1];
     if (prev && prev.type === 'text' && sameMarks(prev.marks, marks)) {
@@ -353,6 +380,7 @@ export function parseInline(s: string): DocNode[] {
   };
 
   for (let k = 0; k < tokens.length; k++) {
+    step();
     const tok = tokens[k];
     switch (tok.t) {
       case 'text': pushText(tok.v, false); break;
@@ -372,6 +400,7 @@ export function parseInline(s: string): DocNode[] {
           n -= width;
         };
         while (n > 0) {
+          step();
           if (tok.ch === "'") {
             if (n >= 3 && can('strong', 3)) { toggle('strong', 3); continue; }
             if (n >= 2 && can('em', 2)) { toggle('em', 2); continue; }

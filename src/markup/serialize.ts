@@ -11,6 +11,7 @@ import { IMAGE_ALIGNS, IMAGE_SIZES, TOGGLE_MARKS } from './types.js';
 import { DELIM_CHARS, ESCAPABLE, sameAttrs } from './inline.js';
 import { safeHref } from './urls.js';
 import { MAX_LIST_DEPTH } from './parse.js';
+import { step } from './steps.js';
 
 type Piece =
   | { k: 'text'; v: string; inLink: boolean }
@@ -24,6 +25,7 @@ const bs = (n: number) => '\\'.repeat(n);
 function escapePart(v: string, must: Set<string>): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (const c of v) {
     if (c === '\\') {
       run++;
@@ -44,6 +46,7 @@ const URL_PART = new Set(['[', ']', '|']);
 function escapeCodeSpan(v: string): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (const c of v.replace(/\r\n?|\n/g, ' ')) {
     if (c === '\\') {
       run++;
@@ -58,6 +61,7 @@ function escapeCodeSpan(v: string): string {
 /** A code block's text: `[/code]` inside it is escaped (with the backslashes before it doubled). */
 function escapeCodeBlock(v: string): string {
   const closesAt = (i: number) => v.slice(i, i + 7).toLowerCase() === '[/code]';
+  step(8 * v.length);
   let out = '';
   let i = 0;
   while (i < v.length) {
@@ -77,6 +81,7 @@ function escapeCodeBlock(v: string): string {
 function escapeText(v: string, prev: string, next: string, inLink: boolean, lineStart: boolean): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (let i = 0; i < v.length; i++) {
     const c = v[i];
     if (c === '\\') {
@@ -165,6 +170,7 @@ export function serializeInline(nodes: DocNode[], lineStart: boolean): string {
     link = undefined;
   };
   for (const node of nodes) {
+    step(1 + (node.marks?.length ?? 0) + TOGGLES.length);
     if (node.type === 'text' && !node.text) continue;
     const nodeLink = linkOf(node);
     const want = node.type === 'text'
@@ -227,6 +233,7 @@ function flattenInline(node: DocNode, out: DocNode[]) {
 }
 
 function textOf(node: DocNode): string {
+  step(1 + (node.text?.length ?? 0));
   if (node.type === 'text') return node.text ?? '';
   return (node.content ?? []).map(textOf).join('');
 }
@@ -297,6 +304,7 @@ export function serializeBlocks(nodes: DocNode[]): string {
     run = [];
   };
   for (const n of nodes) {
+    step();
     if (['text', 'hard_break', 'image', 'video', 'internal_link'].includes(n.type)) {
       run.push(n);
       continue;
