@@ -2,6 +2,7 @@
 // The README's configuration table lists the same names; keep the two in step.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { trimEndChar } from './strings.js';
 
 export interface Config {
   port: number;
@@ -95,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: bool(env.SEED_DEMO, true),
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
     guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 64),
@@ -114,7 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
-    libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
+    libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
   };
 }

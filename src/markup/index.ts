@@ -34,6 +34,7 @@ export { nullResolver, IMAGE_SIZES, IMAGE_ALIGNS } from './types.js';
 export { escapeHtml, escapeOut } from './escape.js';
 export { safeHref } from './urls.js';
 export { countSteps, stepsTaken, StepBudgetExceeded } from './steps.js';
+export { plainText } from './plain.js';
 
 /** Wiki text -> document tree. With a resolver, image nodes get their `src`. */
 export function wikiToDoc(text: string, resolver?: MarkupResolver): DocNode {
