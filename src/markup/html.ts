@@ -9,6 +9,7 @@ import { escapeOut } from './escape.js';
 import { safeHref, safeSrc } from './urls.js';
 import { sameAttrs } from './inline.js';
 import { toId } from './serialize.js';
+import { DEFAULT_QUOTE_FORMAT } from './parse.js';
 import { step } from './steps.js';
 
 const MAX_DEPTH = 64;
@@ -142,6 +143,14 @@ function renderListItem(item: DocNode, r: MarkupResolver, depth: number): string
   return `<li>${head}${renderBlocks(rest, r, depth)}</li>`;
 }
 
+/** A quote's attribution: a paragraph node (with its marks), or a plain string from older trees. */
+function renderAttribution(value: unknown, r: MarkupResolver, depth: number): string {
+  if (typeof value === 'string') return value.trim() ? escapeOut(value.trim()) : '';
+  if (typeof value !== 'object' || value === null) return '';
+  const node = value as DocNode;
+  return renderInline(node.content ?? (node.type === 'text' ? [node] : []), r, depth + 1);
+}
+
 function renderBlock(node: DocNode, r: MarkupResolver, depth: number): string {
   step();
   switch (node.type) {
@@ -155,9 +164,10 @@ function renderBlock(node: DocNode, r: MarkupResolver, depth: number): string {
     case 'code_block':
       return `<pre><code>${escapeOut(textOf(node))}</code></pre>`;
     case 'blockquote': {
-      const format = typeof node.attrs?.format === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(node.attrs.format) ? ` class="format-${node.attrs.format}"` : '';
-      const attribution = typeof node.attrs?.attribute === 'string' && node.attrs.attribute.trim()
-        ? `<footer><cite>${escapeOut(node.attrs.attribute.trim())}</cite></footer>` : '';
+      const raw = node.attrs?.format;
+      const format = typeof raw === 'string' && raw !== DEFAULT_QUOTE_FORMAT && /^[\w-]{1,40}$/.test(raw) ? ` class="format-${raw}"` : '';
+      const cite = renderAttribution(node.attrs?.attribute, r, depth);
+      const attribution = cite ? `<footer><cite>${cite}</cite></footer>` : '';
       return `<blockquote${format}>${renderBlocks(node.content ?? [], r, depth)}${attribution}</blockquote>`;
     }
     case 'bullet_list':

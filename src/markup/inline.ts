@@ -313,6 +313,8 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
         flush();
         out.push(...tokens);
         i = match[i] + 1;
+        // `[br]` at the end of a line: the newline is part of the same break
+        if (tokens.length === 1 && tokens[0].t === 'br' && s[i] === '\n') i++;
       } else {
         buf += '[';
         i++;
@@ -338,10 +340,65 @@ export function sameMarks(a: DocMark[] | undefined, b: DocMark[] | undefined): b
   return x.length === y.length && x.every((m, i) => m.type === y[i].type && sameAttrs(m.attrs, y[i].attrs));
 }
 
-/** The inline nodes of a block's text (newlines are hard breaks). */
-export function parseInline(s: string): DocNode[] {
+function toggleMark(active: Set<ToggleMark>, mark: ToggleMark) {
+  if (active.has(mark)) active.delete(mark);
+  else active.add(mark);
+}
+
+/**
+ * How a run of `n` apostrophes toggles strong (3) and em (2), as the editor reads it: the
+ * reading that uses the most apostrophes (the rest are text), then the fewest toggles.
+ * A mark may close and reopen in one run (`'` after strong and em: strong closes,
+ * em closes and reopens); a mark opens only when a run that can close it follows.
+ */
+export function apostrophes(n: number, strongOn: boolean, emOn: boolean, opensLater: (need: number) => boolean): { strong: number; em: number; used: number } {
+  let best = { strong: 0, em: 0, used: 0 };
+  const allowed = (times: number, on: boolean, width: number) =>
+    times === 0 || (on ? times === 1 || opensLater(width) : times === 1 && opensLater(width));
+  for (let strong = 0; strong <= 2; strong++) {
+    for (let em = 0; em <= 2; em++) {
+      const used = 3 * strong + 2 * em;
+      if (used > n || !allowed(strong, strongOn, 3) || !allowed(em, emOn, 2)) continue;
+      // a mark closes and reopens only to nest again around the other one
+      if ((strong === 2 && em === 0) || (em === 2 && strong === 0)) continue;
+      if (used > best.used || (used === best.used && strong + em < best.strong + best.em)) best = { strong, em, used };
+    }
+  }
+  return best;
+}
+
+/** Leading white space of the first text and trailing of the last go (as the editor trims a paragraph). */
+export function trimInline(nodes: DocNode[]): DocNode[] {
+  const out = nodes.slice();
+  step(out.length);
+  while (out.length && out[0].type === 'text') {
+    const text = (out[0].text ?? '').trimStart();
+    if (text) {
+      out[0] = { ...out[0], text };
+      break;
+    }
+    out.shift();
+  }
+  while (out.length && out[out.length - 1].type === 'text') {
+    const last = out[out.length - 1];
+    const text = (last.text ?? '').trimEnd();
+    if (text) {
+      out[out.length - 1] = { ...last, text };
+      break;
+    }
+    out.pop();
+  }
+  return out;
+}
+
+/**
+ * The inline nodes of a block's text (newlines are hard breaks; `[br]` and the newline
+ * after it are one). `tagArgument`: the text is an argument of a tag (a quote's
+ * attribution): only `[br]` is a tag in it and a backslash at its end escapes.
+ */
+export function parseInline(s: string, tagArgument = false): DocNode[] {
   const tokens: Token[] = [];
-  tokenize(s, false, tokens);
+  tokenize(s, tagArgument, tokens, tagArgument);
 
   // For each delimiter character, the longest run at or after each token index.
   const later: Record<string, Int32Array> = {};
@@ -390,27 +447,22 @@ export function parseInline(s: string): DocNode[] {
       case 'linkOpen': link = tok.mark; break;
       case 'linkClose': link = null; break;
       case 'delim': {
+        const opensLater = (need: number) => later[tok.ch][k + 1] >= need;
         let n = tok.n;
-        const toggled = new Set<ToggleMark>();
-        const can = (mark: ToggleMark, need: number) => !toggled.has(mark) && (active.has(mark) || later[tok.ch][k + 1] >= need);
-        const toggle = (mark: ToggleMark, width: number) => {
-          if (active.has(mark)) active.delete(mark);
-          else active.add(mark);
-          toggled.add(mark);
-          n -= width;
-        };
-        while (n > 0) {
-          step();
-          if (tok.ch === "'") {
-            if (n >= 3 && can('strong', 3)) { toggle('strong', 3); continue; }
-            if (n >= 2 && can('em', 2)) { toggle('em', 2); continue; }
-          } else {
-            const mark = CHAR_MARK[tok.ch];
-            if (n >= 2 && can(mark, 2)) { toggle(mark, 2); continue; }
+        if (tok.ch === "'") {
+          const { strong, em, used } = apostrophes(n, active.has('strong'), active.has('em'), opensLater);
+          if (strong % 2) toggleMark(active, 'strong');
+          if (em % 2) toggleMark(active, 'em');
+          n -= used;
+        } else {
+          const mark = CHAR_MARK[tok.ch];
+          if (n >= 2 && (active.has(mark) || opensLater(2))) {
+            toggleMark(active, mark);
+            n -= 2;
           }
-          pushText(tok.ch, false);
-          n--;
         }
+        step(n);
+        if (n > 0) pushText(tok.ch.repeat(n), false);
         break;
       }
     }

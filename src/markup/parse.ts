@@ -8,7 +8,7 @@
 // over the events (`buildBlocks`) builds the tree with a stack of open quotes. Nothing is
 // scanned twice, so no input can make it slow (the tests count its steps).
 import type { DocNode } from './types.js';
-import { parseInline, unescapePart, findCodeEnd, ESCAPABLE } from './inline.js';
+import { parseInline, trimInline, findCodeEnd, ESCAPABLE } from './inline.js';
 import { step } from './steps.js';
 
 /** Deeper quotes and lists are not nested further (their markers become text). */
@@ -260,55 +260,62 @@ function listLine(line: string): ListLine | null {
   return { markers: line.slice(0, n), text: line.slice(n).trim() };
 }
 
-interface ListLevel { list: DocNode; marker: string }
+const listType = (marker: string) => (marker === '#' ? 'ordered_list' : 'bullet_list');
 
-/** Builds nested lists from consecutive `*`/`#` lines. */
+/**
+ * Builds nested lists from consecutive `*`/`#` lines, as the editor reads them: the number
+ * of markers is the depth, the last marker the type of the list at that depth (`# a` then
+ * `** b` is a bullet list inside the numbered item). A list of the other type at the same
+ * depth ends the one before it.
+ */
 function buildLists(items: ListLine[]): DocNode[] {
   const out: DocNode[] = [];
-  const stack: ListLevel[] = [];
-  const newList = (marker: string): DocNode => (marker === '#' ? { type: 'ordered_list', attrs: { order: 1 }, content: [] } : { type: 'bullet_list', content: [] });
+  // the open list at each depth (index 0: depth 1)
+  const stack: DocNode[] = [];
   const newItem = (text: string): DocNode => {
     const content = parseInline(text);
     return { type: 'list_item', content: [content.length ? { type: 'paragraph', content } : { type: 'paragraph' }] };
   };
-  const lastItem = (level: ListLevel): DocNode => {
-    const items = level.list.content!;
-    if (items.length === 0) items.push(newItem(''));
-    return items[items.length - 1];
+  const open = (type: string) => {
+    const list: DocNode = type === 'ordered_list' ? { type, attrs: { order: 1 }, content: [] } : { type, content: [] };
+    if (stack.length === 0) out.push(list);
+    else {
+      const items = stack[stack.length - 1].content!;
+      if (items.length === 0) items.push(newItem(''));
+      items[items.length - 1].content!.push(list);
+    }
+    stack.push(list);
   };
   for (const { markers, text } of items) {
     step(MAX_LIST_DEPTH);
-    let common = 0;
-    while (common < stack.length && common < markers.length && stack[common].marker === markers[common]) common++;
-    if (common === markers.length && common === stack.length) {
-      stack[common - 1].list.content!.push(newItem(text));
-      continue;
-    }
-    if (common === markers.length) {
-      stack.length = common;
-      stack[common - 1].list.content!.push(newItem(text));
-      continue;
-    }
-    stack.length = common;
-    for (let d = common; d < markers.length; d++) {
-      const list = newList(markers[d]);
-      if (d === 0) out.push(list);
-      else lastItem(stack[d - 1]).content!.push(list);
-      stack.push({ list, marker: markers[d] });
-    }
-    stack[markers.length - 1].list.content!.push(newItem(text));
+    const depth = markers.length;
+    const type = listType(markers[depth - 1]);
+    if (stack.length > depth) stack.length = depth;
+    while (stack.length < depth - 1) open(listType(markers[stack.length]));
+    if (stack.length === depth && stack[depth - 1].type !== type) stack.length = depth - 1;
+    if (stack.length < depth) open(type);
+    stack[depth - 1].content!.push(newItem(text));
   }
   return out;
 }
 
-/** The attributes of a quote from its tag's inside (`quote|Ann|format=x`). */
-function quoteAttrs(inside: string): { format: string | null; attribute: string | null } {
-  let attribute: string | null = null;
-  let format: string | null = null;
+const QUOTE_FORMAT = /^\s*format\s*=\s*([\w-]{1,40})\s*$/;
+export const DEFAULT_QUOTE_FORMAT = 'long';
+
+/**
+ * The attributes of a quote from its tag's inside (`quote|Ann ''B''|format=x`): the format
+ * (`long` unless given) and the attribution as a paragraph with its marks (null if none).
+ */
+function quoteAttrs(inside: string): { format: string; attribute: DocNode | null } {
+  let attribute: DocNode | null = null;
+  let format = DEFAULT_QUOTE_FORMAT;
   for (const a of splitArgs(inside).slice(1)) {
-    const m = /^\s*format\s*=\s*([\w-]{1,40})\s*$/.exec(a);
+    const m = QUOTE_FORMAT.exec(a);
     if (m) format = m[1];
-    else if (attribute === null) attribute = unescapePart(a).trim() || null;
+    else if (attribute === null) {
+      const content = trimInline(parseInline(a, true));
+      attribute = content.length ? { type: 'paragraph', content } : null;
+    }
   }
   return { format, attribute };
 }
@@ -322,7 +329,7 @@ class Container {
 
   private flushPara() {
     if (this.para.length === 0) return;
-    const content = parseInline(this.para.join('\n'));
+    const content = trimInline(parseInline(this.para.join('\n')));
     if (content.length) this.out.push({ type: 'paragraph', content });
     this.para = [];
   }
