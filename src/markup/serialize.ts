@@ -206,7 +206,8 @@ export function serializeInline(nodes: DocNode[], ctx: InlineContext = ONE_LINE)
     step(1 + (node.marks?.length ?? 0) + TOGGLES.length);
     if (node.type === 'text' && !node.text) continue;
     const nodeLink = ctx.tagArgument ? undefined : linkOf(node);
-    const want = node.type === 'text'
+    // a line ends with its marks closed: a hard break carries only its own marks
+    const want = node.type === 'text' || node.type === 'hard_break'
       ? new Set((node.marks ?? []).map((m) => m.type).filter((t): t is ToggleMark => t in TOGGLE_MARKS))
       : null;
     if (link !== nodeLink && !(link && nodeLink && sameAttrs(link.attrs, nodeLink.attrs))) {
@@ -227,7 +228,10 @@ export function serializeInline(nodes: DocNode[], ctx: InlineContext = ONE_LINE)
         if (i > 0) pieces.push(ctx.tagArgument ? { k: 'text', v: ' ', inLink: true } : br());
         pieces.push(code ? { k: 'code', v: seg } : { k: 'text', v: seg, inLink: link !== undefined || ctx.tagArgument === true });
       });
-    } else if (node.type === 'hard_break') pieces.push(ctx.tagArgument ? { k: 'text', v: ' ', inLink: true } : br());
+    } else if (node.type === 'hard_break') {
+      setMarks(want!);
+      pieces.push(ctx.tagArgument ? { k: 'text', v: ' ', inLink: true } : br());
+    }
     else if (ctx.tagArgument) continue;
     else if (node.type === 'image') pieces.push({ k: 'raw', v: imageTag(node.attrs ?? {}) });
     else if (node.type === 'video') {

@@ -48,10 +48,18 @@ export async function checkTitle(db: Kysely<Database>, namespace: Namespace, raw
   return title;
 }
 
+const MAX_CONTENTS = 1_000_000;
+
+/** The wiki text a write sends: `contents`, or `contents_json` written as the editor writes it; never both. */
 function contentsOf(body: { contents?: string; contents_json?: unknown }): string | undefined {
+  if (body.contents !== undefined && body.contents_json !== undefined) {
+    throw invalidField('contents_json', 'Send either contents (wiki syntax) or contents_json (a document tree), not both.');
+  }
   if (body.contents !== undefined) return body.contents;
-  if (body.contents_json !== undefined) return docToWiki(body.contents_json as DocNode);
-  return undefined;
+  if (body.contents_json === undefined) return undefined;
+  const text = docToWiki(body.contents_json as DocNode);
+  if (text.length > MAX_CONTENTS) throw invalidField('contents_json', `The document is longer than ${MAX_CONTENTS} characters as wiki syntax.`);
+  return text;
 }
 
 async function checkImage(db: Kysely<Database>, imageid: number | null | undefined) {
