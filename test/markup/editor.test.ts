@@ -8,7 +8,7 @@ const text = (t: string, ...marks: string[]): DocNode => (marks.length ? { type:
 const item = (t: string, ...nested: DocNode[]): DocNode => ({ type: 'list_item', content: [para(text(t)), ...nested] });
 const bullets = (...items: DocNode[]): DocNode => ({ type: 'bullet_list', content: items });
 const numbered = (...items: DocNode[]): DocNode => ({ type: 'ordered_list', attrs: { order: 1 }, content: items });
-const blocks = (wiki: string) => wikiToDoc(wiki).content;
+const blocks = (wiki: string) => wikiToDoc(wiki).content!;
 
 describe('wiki -> tree, as the editor reads it', () => {
   it('[br] followed by a newline is one hard_break', () => {
