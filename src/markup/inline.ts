@@ -2,10 +2,12 @@
 // internal_link). Two passes: a tokenizer (escapes, delimiter runs, code spans, [tags])
 // and a resolver that walks the tokens with the set of active marks. Delimiters toggle
 // a mark in that set, so overlapping marks (`'''a ''b''' c''`) need no nesting rules;
-// a delimiter opens a mark only when a closing delimiter follows later in the block.
+// a delimiter opens a mark only when a closing delimiter follows later in the block, and
+// a run of apostrophes is read as the editor reads it (`apostrophes`).
 //
-// Everything here is linear in the input (bracket matching is one pass with a stack and
-// a tag is at most MAX_TAG characters), so hostile input cannot make it slow.
+// Everything here is linear in the input (bracket matching is one pass with a stack, a
+// tag that fails is given up at its name or first argument, and a tag is at most MAX_TAG
+// characters), so hostile input cannot make it slow; every loop counts its steps.
 import type { DocMark, DocNode, ToggleMark } from './types.js';
 import { IMAGE_ALIGNS, IMAGE_SIZES, MARK_ORDER } from './types.js';
 import { safeHref } from './urls.js';

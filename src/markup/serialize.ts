@@ -1,7 +1,10 @@
-// Document tree -> wiki syntax. The output parses back to the same tree: marks become
-// delimiters around the text that carries them (the parser's marks are a set toggled by
-// delimiters, so closing and opening order does not matter), and text is escaped with a
-// backslash exactly where it would otherwise read as syntax.
+// Document tree -> wiki syntax, as the platform's editor writes it: marks become
+// delimiters properly nested around the text that carries them (the last opened closes
+// first; the parser reads the apostrophe runs this gives back to the same marks), a hard
+// break in a paragraph is `[br]` and a newline, paragraphs are trimmed, list items have as
+// many markers as their depth, a quote's attribution is written from its paragraph node
+// (no `|format=long`, never `null`). Text is escaped with a backslash exactly where it
+// would otherwise read as syntax. The output parses back to the same tree.
 //
 // What the syntax cannot say is normalized: a list item's second paragraph joins its
 // first with [br][br], other blocks inside list items become text, empty paragraphs and
