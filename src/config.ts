@@ -2,6 +2,7 @@
 // The README's configuration table lists the same names; keep the two in step.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { trimEndChar } from './strings.js';
 
 export interface Config {
   port: number;
@@ -115,7 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: bool(env.SEED_DEMO, true),
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
     guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 64),
@@ -146,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoEncodeTimeoutMs: Math.max(1, int('VIDEO_ENCODE_TIMEOUT_MS', env.VIDEO_ENCODE_TIMEOUT_MS, 2 * 3600_000)),
     videoProbeMaxOutputBytes: Math.max(1024, int('VIDEO_PROBE_MAX_OUTPUT_BYTES', env.VIDEO_PROBE_MAX_OUTPUT_BYTES, 1024 * 1024)),
     videoEncodeMaxBytes: Math.max(1024 * 1024, int('VIDEO_ENCODE_MAX_BYTES', env.VIDEO_ENCODE_MAX_BYTES, 2 * 1024 * 1024 * 1024)),
-    libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
+    libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
   };
 }

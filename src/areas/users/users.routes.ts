@@ -220,7 +220,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const admin = requireUser(request);
-    const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+    const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
     const results = await db.transaction().execute(async (trx) => {
       const out: Array<{ email: string; status: 'created' | 'exists' | 'invalid'; userid: number | null; message: string }> = [];
       for (const raw of request.body.emails) {

@@ -9,6 +9,7 @@ import { loadImageObjects } from '../media/image-object.js';
 import { isTeamLead } from '../teams/teams.queries.js';
 import type { WikiTranslationTable } from './wikis.tables.js';
 import type { WikiLight } from './wikis.schemas.js';
+import { plainText, wikiToDoc } from '../../markup/index.js';
 
 export type WikiRow = Selectable<WikiTable>;
 export type TranslationRow = Selectable<WikiTranslationTable>;
@@ -68,18 +69,18 @@ export async function textsFor(db: Kysely<Database>, wiki: WikiRow, langid: stri
 
 export const displayTitle = (w: { title: string }, texts: { display_title: string }) => texts.display_title || w.title;
 
-/** Plain text from wiki syntax, for excerpts: links keep their text, markup characters go. */
+/**
+ * The excerpt of a wiki text (light records' `text`): its plain text, at most 200
+ * characters. Computed once when a text is written (stored in `excerpt` beside
+ * `contents_raw`), with the linear parser: never at read time.
+ */
 export function plainExcerpt(raw: string, max = 200): string {
-  const text = raw
-    .replace(/\[(?:[^\]|]*\|)?([^\]]*)\]/g, '$1')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[*_=#`~^{}|]+/g, ' ')
-    .replace(/'{2,}/g, '')
-    .replace(/\s+/g, ' ')
-    .replace(/ ([.,;:!?])/g, '$1')
-    .trim();
-  if (text.length <= max) return text;
-  return text.slice(0, max - 1).replace(/\s+\S*$/, '') + '…';
+  return plainText(wikiToDoc(raw), max);
+}
+
+/** The columns to write with a wiki text: the text and its excerpt, so they never disagree. */
+export function withExcerpt<T extends { contents_raw: string }>(texts: T): T & { excerpt: string } {
+  return { ...texts, excerpt: plainExcerpt(texts.contents_raw) };
 }
 
 /** Light records for wikis already read, in `langid` where translated: two batched queries. */
@@ -99,7 +100,7 @@ export async function lightRecords(db: Kysely<Database>, config: Config, rows: W
       namespace: w.namespace,
       summary: texts.summary,
       url: wikiUrl(config, w.namespace, w.title),
-      text: plainExcerpt(texts.contents_raw),
+      text: tr ? tr.excerpt : w.excerpt,
       image: w.imageid ? images.get(w.imageid) ?? null : null,
     };
   });

@@ -15,6 +15,7 @@ import * as searchTitlePrefix from './2026_11_22_1320_search_title_prefix.js';
 import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
+import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1410_work_log': workLog,
   '2026_11_22_1420_guide_cache': guideCache,
   '2026_11_23_1200_token_rules': tokenRules,
+  '2026_11_23_1000_wiki_excerpts': wikiExcerpts,
 };

@@ -375,7 +375,7 @@ describe('GET /wikis/{namespace}', () => {
   it('light records of the namespace, ordered by wikiid, paginated, modifiedSince', async () => {
     t.clock.advance(1000);
     const since = t.clock.now();
-    const a = await makeWiki(t, author, { namespace: 'ITEM', title: unique('Z item '), contents: 'Use *carefully*: [link|the guide].', description: 'An item' });
+    const a = await makeWiki(t, author, { namespace: 'ITEM', title: unique('Z item '), contents: "Use '''carefully''': [link|/Guide/1|the guide].", description: 'An item' });
     const b = await makeWiki(t, author, { namespace: 'ITEM', title: unique('A item ') });
     const res = await t.get(`/wikis/ITEM?modifiedSince=${since}`);
     expect(res.statusCode).toBe(200);
