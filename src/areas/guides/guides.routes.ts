@@ -129,7 +129,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!(await guideAccess(db, user, existing)).edit) throw forbidden('Only those who may edit a guide may translate it.');
       if (await findGuideRow(db, config, b.guideid, langid, { includeDeleted: true })) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
     }
-    const fields = await validateGuideFields(db, b);
+    const fields = await validateGuideFields(db, user, b);
     fields.set.title ??= defaultTitle(b.category, b.subject ?? '', b.type);
     const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
     let guideid: number;
@@ -156,7 +156,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
-    const fields = await validateGuideFields(db, request.body, ctx.row);
+    const fields = await validateGuideFields(db, ctx.user!, request.body, ctx.row);
     await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'edit' }, async (trx, now) => {
       const set = { ...fields.set };
       if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;

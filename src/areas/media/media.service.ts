@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { HttpError, invalidField, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
-import { isAdmin, type AuthUser } from '../../http/auth.js';
+import { isAdmin, parsePrivileges, type AuthUser } from '../../http/auth.js';
 import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
 import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Markup } from './images.js';
@@ -249,8 +249,8 @@ export async function findOwnItem(db: Kysely<Database>, user: AuthUser, type: Me
 }
 
 /**
- * Deletes a library item. Refused (422, code `in_use`) while content uses it, as the
- * registered usage checks say. The files go in a background job once the rows are gone.
+ * Deletes a library item. Refused (422, code `in_use`) while content its owner may edit
+ * uses it, as the registered usage checks say. The files go in a background job once the rows are gone.
  */
 export async function deleteItem(s: Services, user: AuthUser, type: MediaType, id: number): Promise<void> {
   const { db, clock } = s;
@@ -258,7 +258,8 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
   const kind = KIND_OF[type];
   try {
     await db.transaction().execute(async (trx) => {
-      const uses = await findMediaUses(trx, kind, id);
+      const owner = await trx.selectFrom('users').select(['userid', 'privileges']).where('userid', '=', item.userid).executeTakeFirst();
+      const uses = await findMediaUses(trx, kind, id, owner ? { userid: owner.userid, privileges: parsePrivileges(owner.privileges) } : null);
       if (uses.length) throw inUse(uses);
       const keys: string[] = [];
       const prefixes: string[] = [];

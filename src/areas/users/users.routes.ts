@@ -1,4 +1,5 @@
 // Users: the current user, the user list, profiles, lookups, badges and bulk creation.
+import { checkMediaRefs } from '../media/media.access.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -87,7 +88,8 @@ export async function usersRoutes(fastify: FastifyInstance) {
     if (b.email !== undefined) set.email = b.email.trim().toLowerCase();
     if (b.password !== undefined) set.password_hash = await hashPassword(b.password, config.passwordHashCost);
     if (b.imageid !== undefined) {
-      if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) throw invalidField('imageid', 'No such image.');
+      // An avatar is one of the user's own images, so nobody else's delete is ever blocked by it.
+      if (b.imageid !== null) await checkMediaRefs(db, caller, [{ kind: 'image', id: b.imageid, field: 'imageid' }], { ownedBy: row.userid });
       set.imageid = b.imageid;
     }
     if (b.privileges !== undefined) {

@@ -446,7 +446,7 @@ describe('GET /guides/{guideid}/approvalProcesses', () => {
 
 describe('the guide page behind each url', () => {
   it('serves the title, introduction, steps with images and lines, all escaped, with a strict CSP', async () => {
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     let g = await makeGuide(t, author, { public: true, title: 'Fix <script>alert(1)</script> it', introduction: "Read '''this''' <img src=x onerror=alert(1)>" });
     g = await addStep(t, author, g, { title: 'Open "the" case', media: { type: 'image', data: [image] }, lines: [line("Pry with a '''spudger'''"), line('Careful', { bullet: 'icon_caution', level: 1 }), line('Back up', { bullet: 'red' })] });
     const url = new URL(g.url);
@@ -484,7 +484,7 @@ describe('the guide page behind each url', () => {
 
 describe('the guide image', () => {
   it('is the chosen image, else the first image of the first step', async () => {
-    const [a, b] = [await makeImage(t), await makeImage(t)];
+    const [a, b] = [await makeImage(t, author.userid), await makeImage(t, author.userid)];
     let g = await makePublishedGuide(t, author);
     expect(g.image).toBeNull();
     g = await addStep(t, author, g, { media: { type: 'image', data: [a, b] } });
