@@ -5,7 +5,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses } from '../../http/schemas.js';
 import { HttpError, invalidField, notFound } from '../../http/errors.js';
-import { requireUser } from '../../http/auth.js';
+import { requireUser, type AuthUser } from '../../http/auth.js';
+import { readableMedia } from './media.access.js';
+import { useMediaClock } from './media.urls.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import {
@@ -21,6 +23,7 @@ import { IMAGE_VARIANTS } from './image-object.js';
 import type { Readable } from 'node:stream';
 
 const MEDIA_TAG = ['Media'];
+const READ_RULE = 'Answered to the item\'s owner, to Admins, and to anyone who may read content that shows it (a guide, a step, a wiki, a comment, an avatar, a team); 404 to anyone else, as for an unknown id.';
 const USER_TAG = ['User media'];
 const IdOrGuid = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: 'A numeric id or a GUID.' }) });
 
@@ -41,6 +44,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
   const services = { db, config, clock };
+  useMediaClock(config, clock);
+
+  /** The id when the caller may read the item, else null (answered as unknown: 404). */
+  async function findReadable(user: AuthUser | null, kind: 'image' | 'video', id: number | null): Promise<number | null> {
+    return id != null && (await readableMedia(db, user, kind, [id])).has(id) ? id : null;
+  }
 
   // ------------------------------------------------------------ public records
 
@@ -49,12 +58,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     schema: {
       tags: MEDIA_TAG,
       summary: 'An image detail record',
-      description: 'The path is an imageid or the image\'s GUID. Variant URLs in `image` are served outside /api/2.0 with long-lived cache headers.',
+      description: 'The path is an imageid or the image\'s GUID. ' + READ_RULE + ' Variant URLs in `image` are served outside /api/2.0 and signed (see docs/media.md).',
       params: IdOrGuid('imageid'),
       response: { 200: ImageDetail, ...errorResponses(404) },
     },
   }, async (request) => {
-    const id = await findByIdOrGuid(db, 'images', request.params.imageid);
+    const id = await findReadable(request.user, 'image', await findByIdOrGuid(db, 'images', request.params.imageid));
     const detail = id == null ? undefined : (await loadImageDetails(db, config, [id])).get(id);
     if (!detail) throw notFound('Image');
     return detail;
@@ -65,12 +74,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     schema: {
       tags: MEDIA_TAG,
       summary: 'A video detail record',
-      description: 'The path is a videoid or the video\'s GUID. `meta.state` is `queued` or `processing` while the encodings are made, `finished` when `encodings` (MP4 H.264 and WebM) and the poster `image` are ready, `failed` when the file could not be encoded.',
+      description: 'The path is a videoid or the video\'s GUID. `meta.state` is `queued` or `processing` while the encodings are made, `finished` when `encodings` (MP4 H.264 and WebM) and the poster `image` are ready, `failed` when the file could not be encoded. ' + READ_RULE,
       params: IdOrGuid('videoid'),
       response: { 200: VideoDetail, ...errorResponses(404) },
     },
   }, async (request) => {
-    const id = await findByIdOrGuid(db, 'videos', request.params.videoid);
+    const id = await findReadable(request.user, 'video', await findByIdOrGuid(db, 'videos', request.params.videoid));
     const detail = id == null ? undefined : (await loadVideoDetails(db, config, [id])).get(id);
     if (!detail) throw notFound('Video');
     return detail;
