@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide } from '../../helpers/factories/guides.js';
-import { getFile, makeImage, minimalPdf, upload } from '../../helpers/factories/media.js';
+import { getFile, makeImage, minimalPdf, testVideo, upload } from '../../helpers/factories/media.js';
 
 let t: TestApp;
 let owner: TestUser;
@@ -34,7 +34,7 @@ describe('GET /media/images/{id} and /media/videos/{id}', () => {
       expect((await t.get(path, { token: owner.token })).statusCode).toBe(200);
       expect((await t.get(path, { token: admin.token })).statusCode).toBe(200);
     }
-    const video = (await upload(t, owner, Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(64)]), 'holiday.mp4')).json();
+    const video = (await upload(t, owner, testVideo('mp4'), 'holiday.mp4')).json();
     expect((await t.get(`/media/videos/${video.id}`)).statusCode).toBe(404);
     expect((await t.get(`/media/videos/${video.guid}`, { token: stranger.token })).statusCode).toBe(404);
     expect((await t.get(`/media/videos/${video.id}`, { token: owner.token })).statusCode).toBe(200);
