@@ -40,11 +40,15 @@ async function fileAccess(db: Kysely<Database>, config: Config, request: Fastify
 /** Variants being made right now, so that simultaneous first requests make one. */
 const making = new Map<string, Promise<void>>();
 
-async function ensureVariant(store: BlobStore, key: string, make: () => Promise<Buffer>) {
+/** Makes the variant `key` once; `stored` learns its size (it counts against the owner's quota). */
+async function ensureVariant(store: BlobStore, key: string, make: () => Promise<Buffer>, stored: (bytes: number) => Promise<unknown>) {
   if ((await store.size(key)) !== null) return;
   let p = making.get(key);
   if (!p) {
-    p = make().then((data) => store.putBuffer(key, data)).finally(() => making.delete(key));
+    p = make().then(async (data) => {
+      await store.putBuffer(key, data);
+      await stored(data.length);
+    }).finally(() => making.delete(key));
     making.set(key, p);
   }
   await p;
@@ -125,7 +129,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
       } finally {
         await local.release();
       }
-    });
+    }, (bytes) => db.updateTable('images').set((eb) => ({ variant_bytes: eb('variant_bytes', '+', bytes) })).where('imageid', '=', img.imageid).execute());
     return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}`, cache });
   });
 

@@ -8,6 +8,7 @@ import { HttpError, invalidField, notFound } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
 import { readableMedia } from './media.access.js';
 import { useMediaClock } from './media.urls.js';
+import { admitUpload } from './media.storage.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import {
@@ -104,12 +105,13 @@ export async function mediaRoutes(fastify: FastifyInstance) {
         description:
           'The file is the raw request body with `Content-Type: application/octet-stream` (422 otherwise); `file` names it. ' +
           'The kind is decided from the bytes: JPEG, PNG, GIF or WebP images (GuideImage); MP4, WebM or QuickTime videos (GuideVideoObject); PDF documents (Document). ' +
-          'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. Nothing is stored on refusal. ' +
+          'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. ' +
+          'More than the uploader\'s storage quota has left (MEDIA_QUOTA_BYTES; originals, size variants and video encodings count): 413 `quota_exceeded`. More uploads in an hour than MEDIA_UPLOADS_PER_HOUR (Admins: no limit): 429 `rate_limited` with Retry-After. Nothing is stored on refusal. ' +
           'Answers 200 (as existing clients expect) with the new library item: its `id`, `type`, `kind` and detail record. A video is encoded in the background: `isReady` is false until `state` is `finished`.',
         querystring: UploadQuery,
         consumes: ['application/octet-stream'],
         body: Type.Unsafe({ type: 'string', format: 'binary', description: 'The file\'s bytes.' }),
-        response: { 200: MediaItem, ...errorResponses(401, 413, 422) },
+        response: { 200: MediaItem, ...errorResponses(401, 413, 422, 429) },
       },
     }, async (request, reply) => {
       const user = requireUser(request);
@@ -127,7 +129,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       if (!body || typeof (body as Readable).pipe !== 'function') throw invalidField('file', 'The request body is empty; send the file\'s bytes as the body.', 'missing_field');
       let created;
       try {
-        created = await receiveUpload(services, user.userid, request.query.file, body);
+        created = await receiveUpload(services, user.userid, request.query.file, body, await admitUpload(services, user));
       } catch (err) {
         if (err instanceof HttpError) reply.header('connection', 'close');
         throw err;

@@ -17,6 +17,7 @@ import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS } from './videos.js';
 import { imageDetailFromRow, loadDocuments, loadEmbeds, loadVideoDetails } from './media-records.js';
 import { findMediaUses, type UsageKind } from './media-usage.js';
 import { isForeignKeyViolation } from '../../db/helpers.js';
+import { admitUpload, quotaExceeded, type QuotaRoom } from './media.storage.js';
 import type { MediaItem, MediaType } from './media.schemas.js';
 import { MEDIA_TYPES } from './media.schemas.js';
 
@@ -47,7 +48,8 @@ class UploadMeter extends Transform {
   private headLength = 0;
   private md5 = createHash('md5');
 
-  constructor(private config: Config) {
+  /** `room`: the bytes the owner's quota has left (`quota` and `used` say it in the 413). */
+  constructor(private config: Config, private room: QuotaRoom | null = null) {
     super();
   }
 
@@ -73,6 +75,7 @@ class UploadMeter extends Transform {
       }
     }
     if (this.bytes > this.limit()) return cb(tooLarge(this.limit(), this.sniffed ? `${this.sniffed.kind} upload` : 'upload'));
+    if (this.room && this.bytes > this.room.bytes) return cb(quotaExceeded(this.room.quota, this.room.used));
     this.md5.update(chunk);
     cb(null, chunk);
   }
@@ -109,13 +112,16 @@ function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => P
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
 
-/** Receives an upload; answers the new library item's type and id. Stores nothing on refusal. */
-export async function receiveUpload(s: Services, userid: number, filename: string, body: Readable): Promise<{ type: MediaType; id: number }> {
+/**
+ * Receives an upload; answers the new library item's type and id. Stores nothing on
+ * refusal. `room`: the bytes the uploader's quota has left (from `admitUpload`).
+ */
+export async function receiveUpload(s: Services, userid: number, filename: string, body: Readable, room: QuotaRoom | null = null): Promise<{ type: MediaType; id: number }> {
   const { db, config, clock } = s;
   const store = blobStoreFor(config);
   const guid = newGuid();
   const key = `originals/${guid}`;
-  const meter = new UploadMeter(config);
+  const meter = new UploadMeter(config, room);
   // Piped by hand rather than with pipeline(): a refusal must not destroy the request
   // (that would close the socket before the 413/422 is sent); the rest is discarded.
   body.on('error', (e) => meter.destroy(e));
@@ -256,6 +262,7 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
   const { db, clock } = s;
   const item = await findOwnItem(db, user, type, id);
   const kind = KIND_OF[type];
+  let purge: { keys: string[]; prefixes: string[] } | null = null;
   try {
     await db.transaction().execute(async (trx) => {
       const owner = await trx.selectFrom('users').select(['userid', 'privileges']).where('userid', '=', item.userid).executeTakeFirst();
@@ -298,12 +305,16 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
         await trx.deleteFrom('embeds').where('embedid', '=', id).execute();
       }
       if (keys.length || prefixes.length) await enqueueJob(trx, clock, PURGE_JOB, { keys, prefixes });
+      purge = { keys, prefixes };
     });
   } catch (err) {
     // A table that refers to the item by a foreign key and registered no check.
     if (isForeignKeyViolation(err)) throw inUse([]);
     throw err;
   }
+  // The space is freed now, not when the job queue gets to it (it may be busy with an
+  // encode); the job, queued in the delete's transaction, is the fallback after a crash.
+  if (purge) await purgeJobHandler(s.config)(purge).catch(() => {});
 }
 
 function inUse(uses: Array<{ type: string; id: number }>) {
@@ -347,6 +358,8 @@ export async function editImage(s: Services, user: AuthUser, req: EditRequest): 
   const src = await db.selectFrom('images').selectAll().where('imageid', '=', req.imageid).executeTakeFirst();
   if (!src) throw notFound('Image');
   if (src.userid !== user.userid && !isAdmin(user)) throw forbidden('Only the image\'s owner or an Admin may edit it.');
+  // An edit stores a new image: it counts as an upload, against the rate and the quota.
+  const room = await admitUpload(s, user);
   const shapes = req.markup ? (['circles', 'rectangles', 'arrows', 'lines'] as const).reduce((n, k) => n + (req.markup![k]?.length ?? 0), 0) : 0;
   if (!req.crop && shapes === 0) throw unprocessable([{ field: 'crop', code: 'missing_field', message: 'Send a crop rectangle, markup shapes, or both.' }]);
   const errors = checkMarkup(req.markup);
@@ -367,6 +380,7 @@ export async function editImage(s: Services, user: AuthUser, req: EditRequest): 
   } finally {
     await local.release();
   }
+  if (room && rendered.data.length > room.bytes) throw quotaExceeded(room.quota, room.used);
   const guid = newGuid();
   const key = `originals/${guid}`;
   await store.putBuffer(key, rendered.data);
