@@ -111,7 +111,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
         querystring: UploadQuery,
         consumes: ['application/octet-stream'],
         body: Type.Unsafe({ type: 'string', format: 'binary', description: 'The file\'s bytes.' }),
-        response: { 200: MediaItem, ...errorResponses(401, 413, 422, 429) },
+        response: { 200: MediaItem, ...errorResponses(401, 413, 422) },
       },
     }, async (request, reply) => {
       const user = requireUser(request);
