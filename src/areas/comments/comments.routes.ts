@@ -1,17 +1,15 @@
 // Comments on guides, steps, wikis, INFO pages and discussion posts, with one level of replies.
-import { checkMediaRefs } from '../media/media.access.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
+import { forbidden, invalidField, notFound } from '../../http/errors.js';
 import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
 import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Comments'];
 const CommentParam = Type.Object({ commentid: Id() });

@@ -1,6 +1,5 @@
 // Teams. The specification gives the team record but no team endpoints; these are the
 // paths and shapes existing clients call (marked as extensions in the OpenAPI document).
-import { checkMediaRefs } from '../media/media.access.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -11,6 +10,7 @@ import { isAdmin, requireUser, type AuthUser } from '../../http/auth.js';
 import { fromBool } from '../../db/helpers.js';
 import { MemberPut, TeamCreate, TeamListQuery, TeamMember, TeamPatch, TeamSummary, TeamWithCode } from './teams.schemas.js';
 import { findTeam, isTeamLead, teamMembers, toTeamSummaries, type TeamRow } from './teams.queries.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Teams (extension)'];
 const TeamParam = Type.Object({ teamid: Id() });

@@ -1,5 +1,4 @@
 // Users: the current user, the user list, profiles, lookups, badges and bulk creation.
-import { checkMediaRefs } from '../media/media.access.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,6 +13,7 @@ import { findUser, toUserSummaries, type UserRow } from './users.queries.js';
 import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
 import { createUser, startPasswordReset } from './users.service.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Users'];
 const UseridParam = Type.Object({ userid: Id() });

@@ -2,7 +2,6 @@
 // revert, re-parent, delete and release, each in one transaction, each keeping its
 // revision. The revision check is atomic: `UPDATE ... WHERE revisionid = <sent>` and a
 // look at the affected row count, so two racing editors cannot both win.
-import { checkMediaRefs, readableMedia } from '../media/media.access.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
@@ -16,6 +15,7 @@ import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
+import { checkMediaRefs, readableMedia } from '../media/media.access.js';
 
 /** Thrown inside a transaction when the sent revisionid is not the current one; the route answers 409. */
 export class StaleRevision extends Error {
