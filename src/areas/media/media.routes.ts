@@ -129,7 +129,13 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       if (!body || typeof (body as Readable).pipe !== 'function') throw invalidField('file', 'The request body is empty; send the file\'s bytes as the body.', 'missing_field');
       let created;
       try {
-        created = await receiveUpload(services, user.userid, request.query.file, body, await admitUpload(services, user));
+        const admission = await admitUpload(services, user);
+        try {
+          created = await receiveUpload(services, user.userid, request.query.file, body, admission.room);
+        } catch (err) {
+          await admission.release();
+          throw err;
+        }
       } catch (err) {
         if (err instanceof HttpError) reply.header('connection', 'close');
         throw err;

@@ -2,7 +2,7 @@
 // its kind sniffed from the first bytes), building library items, edits and deletes.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
@@ -354,12 +354,10 @@ function checkMarkup(markup: Markup | undefined): FieldError[] {
 
 /** Crops and marks up an image into a NEW image (srcid = the edited image); the original stays. */
 export async function editImage(s: Services, user: AuthUser, req: EditRequest): Promise<{ type: MediaType; id: number }> {
-  const { db, config, clock } = s;
+  const { db } = s;
   const src = await db.selectFrom('images').selectAll().where('imageid', '=', req.imageid).executeTakeFirst();
   if (!src) throw notFound('Image');
   if (src.userid !== user.userid && !isAdmin(user)) throw forbidden('Only the image\'s owner or an Admin may edit it.');
-  // An edit stores a new image: it counts as an upload, against the rate and the quota.
-  const room = await admitUpload(s, user);
   const shapes = req.markup ? (['circles', 'rectangles', 'arrows', 'lines'] as const).reduce((n, k) => n + (req.markup![k]?.length ?? 0), 0) : 0;
   if (!req.crop && shapes === 0) throw unprocessable([{ field: 'crop', code: 'missing_field', message: 'Send a crop rectangle, markup shapes, or both.' }]);
   const errors = checkMarkup(req.markup);
@@ -371,8 +369,21 @@ export async function editImage(s: Services, user: AuthUser, req: EditRequest): 
   }
   if (errors.length) throw unprocessable(errors);
   if (!src.blob_key) throw invalidField('imageid', 'The image has no stored file to edit.');
+  // An edit stores a new image: it counts as an upload, against the rate and the quota
+  // (admitted before the rendering, the expensive part).
+  const admission = await admitUpload(s, user);
+  try {
+    return await storeEdit(s, user, src, req, admission.room);
+  } catch (err) {
+    await admission.release();
+    throw err;
+  }
+}
+
+async function storeEdit(s: Services, user: AuthUser, src: Selectable<Database['images']>, req: EditRequest, room: QuotaRoom | null): Promise<{ type: MediaType; id: number }> {
+  const { db, config, clock } = s;
   const store = blobStoreFor(config);
-  const local = await store.localFile(src.blob_key);
+  const local = await store.localFile(src.blob_key!);
   if (!local) throw invalidField('imageid', 'The image has no stored file to edit.');
   let rendered;
   try {

@@ -44,18 +44,26 @@ export interface QuotaRoom {
   used: number;
 }
 
+/** An admitted upload: its room under the quota, and how to give back its place in the rate. */
+export interface Admission {
+  room: QuotaRoom | null;
+  /** For a refused upload: it stored nothing, so it leaves no trace and does not count. */
+  release(): Promise<void>;
+}
+
 /**
  * Admits one upload (or image edit) of `user`: counts it against the hourly rate (429
  * when spent) and answers the room it has under the quota (413 when none is left; null
- * without a quota). The count and the check are one transaction, locked
+ * without a quota). A refused upload calls `release()`, so that a refusal stores nothing. The count and the check are one transaction, locked
  * per user, so simultaneous uploads cannot pass the rate together.
  */
-export async function admitUpload(s: { db: Kysely<Database>; config: Config; clock: Clock }, user: AuthUser): Promise<QuotaRoom | null> {
+export async function admitUpload(s: { db: Kysely<Database>; config: Config; clock: Clock }, user: AuthUser): Promise<Admission> {
   const { db, config, clock } = s;
   const now = clock.now();
   const perHour = isAdmin(user) ? 0 : config.mediaUploadsPerHour;
+  let uploadid: number | null = null;
   if (perHour > 0) {
-    await db.transaction().execute(async (trx) => {
+    uploadid = await db.transaction().execute(async (trx) => {
       await lockForTransaction(trx, `media-uploads:${user.userid}`);
       await trx.deleteFrom('media_uploads').where('userid', '=', user.userid).where('created_date', '<=', now - HOUR).execute();
       const recent = await trx.selectFrom('media_uploads').select(['created_date']).where('userid', '=', user.userid)
@@ -64,12 +72,18 @@ export async function admitUpload(s: { db: Kysely<Database>; config: Config; clo
         const retryAfter = Math.max(1, recent[0].created_date + HOUR - now);
         throw new HttpError(429, 'rate_limited', `You may upload ${perHour} files an hour; try again in ${retryAfter} seconds.`, undefined, undefined, { 'retry-after': String(retryAfter) });
       }
-      await trx.insertInto('media_uploads').values({ userid: user.userid, created_date: now }).execute();
+      return (await trx.insertInto('media_uploads').values({ userid: user.userid, created_date: now }).returning('uploadid').executeTakeFirstOrThrow()).uploadid;
     });
   }
+  const release = async () => {
+    if (uploadid !== null) await db.deleteFrom('media_uploads').where('uploadid', '=', uploadid).execute();
+  };
   const quota = quotaOf(config, user);
-  if (quota === null) return null;
+  if (quota === null) return { room: null, release };
   const used = await storageUsed(db, user.userid);
-  if (used >= quota) throw quotaExceeded(quota, used);
-  return { bytes: quota - used, quota, used };
+  if (used >= quota) {
+    await release();
+    throw quotaExceeded(quota, used);
+  }
+  return { room: { bytes: quota - used, quota, used }, release };
 }

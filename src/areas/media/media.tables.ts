@@ -86,6 +86,7 @@ export interface MediaItemTable {
 
 /** One row per upload (or image edit) a user started: the hourly upload rate counts them. */
 export interface MediaUploadTable {
+  uploadid: Generated<number>;
   userid: number;
   created_date: number;
 }

@@ -2,10 +2,11 @@
 // owner's quota with the originals and video encodings), the log of upload times (the
 // hourly upload rate), and the indexes the "content that shows an item" lookups use.
 import type { Kysely } from 'kysely';
+import { withId } from '../helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('images').addColumn('variant_bytes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.createTable('media_uploads')
+  await withId(db, db.schema.createTable('media_uploads'), 'uploadid')
     .addColumn('userid', 'integer', (c) => c.notNull())
     .addColumn('created_date', 'bigint', (c) => c.notNull())
     .execute();

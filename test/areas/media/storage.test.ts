@@ -102,6 +102,9 @@ describe('the upload rate', () => {
 
   it('past the hourly number of uploads: 429 with Retry-After, nothing stored; an hour later it works again', async () => {
     const u = await makeUser(t);
+    // A refused upload stores nothing and does not count.
+    expect((await upload(t, u, 'not a file of any accepted kind', 'x.txt')).statusCode).toBe(422);
+    expect(await t.db.selectFrom('media_uploads').select('uploadid').where('userid', '=', u.userid).execute()).toEqual([]);
     for (let i = 0; i < 3; i++) expect((await upload(t, u, PDF, `r${i}.pdf`)).statusCode).toBe(200);
     t.clock.advance(600);
     const res = await upload(t, u, PDF, 'r3.pdf');
