@@ -315,8 +315,8 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       tags: USER_TAG,
       summary: 'Delete a media item',
       description:
-        'Answers 204. Refused with 422 (code `in_use`, naming the uses) while content still uses the item (a guide step, a wiki, a comment, an avatar or team image): remove it there first. ' +
-        'The files are removed in the background; their URLs answer 404 at once. `type` as for GET. The owner or an Admin.',
+        'Answers 204. Refused with 422 (code `in_use`, naming the uses) while content the item\'s owner can change still uses it (their avatar, a team they lead, a guide they may edit that is not deleted): remove it there first. ' +
+        'A use someone else made elsewhere never blocks the delete; it shows nothing afterwards. The files are removed at once and their URLs answer 404; the space counts as free for the quota. `type` as for GET. The owner or an Admin.',
       params: ItemParams,
       response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
     },
