@@ -53,6 +53,16 @@ export interface Config {
   mediaMaxImageBytes: number;
   /** Largest document (PDF) upload, in bytes (never more than mediaMaxBytes). */
   mediaMaxDocumentBytes: number;
+  /** The key of signed media URLs (HMAC); empty: a random key kept in DATA_DIR/media-url.key. */
+  mediaUrlSecret: string;
+  /** How long a signed media URL works at least, in seconds (at most twice as long). */
+  mediaUrlTtl: number;
+  /** Bytes a user's media (originals, variants, encodings) may take; 0: no limit. */
+  mediaQuotaBytes: number;
+  /** The same for Admins; 0: no limit. */
+  mediaAdminQuotaBytes: number;
+  /** Uploads (and image edits) a user may make per hour; 0: no limit. Admins: no limit. */
+  mediaUploadsPerHour: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -105,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const appIds = list(env.APP_IDS);
   // The specification: with public registration, register and login must carry an app id.
   if (publicRegistration && appIds.length === 0) throw new Error('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
+  const guideCacheTtl = int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300);
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -120,7 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
     guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 64),
-    guideCacheTtl: int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300),
+    guideCacheTtl,
     adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || '',
     passwordHashCost: int('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, 15),
@@ -138,6 +149,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
     mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
     mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
+    mediaUrlSecret: env.MEDIA_URL_SECRET || '',
+    // A cached guide record holds signed URLs: they must outlive it.
+    mediaUrlTtl: Math.max(1, guideCacheTtl, int('MEDIA_URL_TTL', env.MEDIA_URL_TTL, 3600)),
+    mediaQuotaBytes: int('MEDIA_QUOTA_BYTES', env.MEDIA_QUOTA_BYTES, 1024 * 1024 * 1024),
+    mediaAdminQuotaBytes: int('MEDIA_ADMIN_QUOTA_BYTES', env.MEDIA_ADMIN_QUOTA_BYTES, 0),
+    mediaUploadsPerHour: int('MEDIA_UPLOADS_PER_HOUR', env.MEDIA_UPLOADS_PER_HOUR, 60),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),

@@ -154,6 +154,47 @@ describe('authorization matrix', () => {
   });
 });
 
+describe('media ownership', () => {
+  // Private library items of another user, named by every write that takes a media id.
+  // Each is a 422 naming the field, and nothing is stored.
+  const now = () => t.clock.now();
+  const privateItems = async () => {
+    const owner = ids.other.userid;
+    const image = (await t.db.insertInto('images').values({ guid: `mx${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, width: 8, height: 8, mime: 'image/png', created_date: now() }).returning('imageid').executeTakeFirstOrThrow()).imageid;
+    const video = (await t.db.insertInto('videos').values({ guid: `mv${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'v.mp4', created_date: now() }).returning('videoid').executeTakeFirstOrThrow()).videoid;
+    const document = (await t.db.insertInto('documents').values({ guid: `md${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'p.pdf', mime: 'application/pdf', size: 1, md5: null, blob_key: 'originals/none', created_date: now() }).returning('documentid').executeTakeFirstOrThrow()).documentid;
+    return { image, video, document };
+  };
+  const sharedGuide = async () => {
+    const category = (await t.db.selectFrom('wikis').select('title').where('namespace', '=', 'CATEGORY').limit(1).executeTakeFirstOrThrow()).title;
+    const g = (await t.post('/guides', { token: ids.author.token, body: { type: 'replacement', title: 'Media matrix guide', category, public: true } })).json();
+    await t.put(`/guides/${g.guideid}/users/${ids.user.userid}`, { token: ids.author.token });
+    return g as { guideid: number; revisionid: number };
+  };
+  const wikiid = async () => (await t.db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'WIKI').limit(1).executeTakeFirstOrThrow()).wikiid;
+  type Row = [string, () => Identity, (m: Awaited<ReturnType<typeof privateItems>>) => Promise<{ method: 'POST' | 'PATCH'; url: string; body: unknown; field: string }>];
+  const ROWS: Row[] = [
+    ['guide documents (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { documents: [m.document] }, field: 'documents[0]' }; }],
+    ['guide image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { imageid: m.image }, field: 'imageid' }; }],
+    ['step image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'image', data: [m.image] } }, field: 'media.data[0]' }; }],
+    ['step video (Author)', () => ids.author, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'object', data: m.video } }, field: 'media.data' }; }],
+    ['avatar (User)', () => ids.user, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['avatar (Admin for a user)', () => ids.admin, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['team image (lead)', () => ids.lead, async (m) => ({ method: 'PATCH', url: `/teams/${world.teamid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['comment media (User)', () => ids.user, async (m) => ({ method: 'POST', url: `/comments/wiki/${await wikiid()}`, body: { text: 'A comment of twelve characters at least.', media: [{ type: 'video', id: m.video }] }, field: 'media[0].id' })],
+    ['wiki image (Author)', () => ids.author, async (m) => ({ method: 'POST', url: '/wikis', body: { namespace: 'WIKI', title: `Matrix ${Date.now()}`, contents: 'x', image: m.image }, field: 'image' })],
+  ];
+  it.each(ROWS)('%s: another user\'s private item is a 422 and stores nothing', async (_name, who, build) => {
+    await world.restore();
+    const req = await build(await privateItems());
+    const before = await checksum(world.db);
+    const res = await t.app.inject({ method: req.method, url: BASE_PATH + req.url, headers: { authorization: `api ${who().token}` }, payload: req.body as object });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(req.field);
+    expect(changedTables(before, await checksum(world.db))).toEqual([]);
+  });
+});
+
 describe('impersonation', () => {
   it('an Admin gets a token that acts as the user, with the user\'s privileges, recorded as impersonated', async () => {
     await world.restore();

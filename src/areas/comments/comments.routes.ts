@@ -2,15 +2,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
+import { forbidden, invalidField, notFound } from '../../http/errors.js';
 import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
 import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Comments'];
 const CommentParam = Type.Object({ commentid: Id() });
@@ -29,22 +28,6 @@ export function requireOwnerOrModerator(request: FastifyRequest, ownerid: number
   const user = requireUser(request);
   if (user.userid !== ownerid && !hasPrivilege(user, 'Moderator')) throw forbidden('Only the author, a Moderator or an Admin may do this.');
   return user;
-}
-
-async function checkMedia(db: Kysely<Database>, media: Array<{ type: 'image' | 'video'; id: number }>) {
-  const imageIds = media.filter((m) => m.type === 'image').map((m) => m.id);
-  const videoIds = media.filter((m) => m.type === 'video').map((m) => m.id);
-  const [images, videos] = await Promise.all([
-    imageIds.length ? db.selectFrom('images').select('imageid').where('imageid', 'in', imageIds).execute() : Promise.resolve([]),
-    videoIds.length ? db.selectFrom('videos').select('videoid').where('videoid', 'in', videoIds).execute() : Promise.resolve([]),
-  ]);
-  const haveImages = new Set(images.map((i) => i.imageid));
-  const haveVideos = new Set(videos.map((v) => v.videoid));
-  const errors: FieldError[] = [];
-  media.forEach((m, i) => {
-    if (!(m.type === 'image' ? haveImages : haveVideos).has(m.id)) errors.push({ field: `media[${i}].id`, code: 'invalid_value', message: `No such ${m.type}.`, index: i });
-  });
-  if (errors.length) throw unprocessable(errors);
 }
 
 export async function commentsRoutes(fastify: FastifyInstance) {
@@ -133,7 +116,7 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const explicit = b.langid ?? b.langId;
     if (explicit !== undefined && !config.languages.includes(explicit)) throw invalidField(b.langid !== undefined ? 'langid' : 'langId', `The language must be one of the site's: ${config.languages.join(', ')}.`);
     const langid = explicit ?? parent?.langid ?? target.langid;
-    if (b.media?.length) await checkMedia(db, b.media);
+    if (b.media?.length) await checkMediaRefs(db, user, b.media.map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })));
     const now = clock.now();
     const commentid = await db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('comments').values({

@@ -141,7 +141,7 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
 export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[]): Promise<Array<LightGuide & { summary: string }>> {
   const [flags, images, prereqDates] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid ?? r.step_imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid ?? r.step_imageid)),
     prereqDatesOf(db, rows),
   ]);
   // `summary` rides along for suggest results; the light schema strips it from lists.
@@ -332,7 +332,7 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
   const [styles, images, videos, resolver, comments] = await Promise.all([
     loadBulletStyles(db),
-    loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
+    loadImageObjects(db, config, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
     commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
@@ -395,7 +395,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
   for (const p of prereqRows) if (!prereqByGuide.has(p.guideid)) prereqByGuide.set(p.guideid, p);
   const prereqs = src.prereqIds.map((id) => prereqByGuide.get(id)).filter((p): p is LightRow => p !== undefined);
   const [prereqImages, prereqDates] = await Promise.all([
-    loadImageObjects(db, config.publicUrl, prereqs.map((p) => p.imageid ?? p.step_imageid)),
+    loadImageObjects(db, config, prereqs.map((p) => p.imageid ?? p.step_imageid)),
     prereqDatesOf(db, prereqs),
   ]);
   const ownPrereqDate = prereqRows.reduce((max, p) => Math.max(max, p.modified_date), 0);

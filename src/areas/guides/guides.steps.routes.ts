@@ -39,7 +39,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const b = request.body;
     const lines = validateLines(b.lines, await loadBulletStyles(db));
-    const media = (await validateMedia(db, b.media)) ?? null;
+    const media = (await validateMedia(db, ctx.user!, b.media)) ?? null;
     await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'step_add' }, (trx, now) =>
       insertStep(trx, ctx.row.guideid, ctx.row.langid, ctx.user?.userid ?? null, now, { title: b.title?.trim() ?? '', orderby: b.orderby, lines, media }));
     return reply.status(201).send(await currentGuide(app, ctx));
@@ -67,7 +67,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, step.guideid, step.langid, 'edit');
     const b = request.body;
     const lines = b.lines ? validateLines(b.lines, await loadBulletStyles(db)) : undefined;
-    const media = await validateMedia(db, b.media);
+    const media = await validateMedia(db, ctx.user!, b.media);
     await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
       if (!(await lockStep(trx, step.stepid, now, request.query.revisionid))) throw new StaleRevision('step', step.stepid);
       if (b.title !== undefined) await trx.updateTable('guide_steps').set({ title: b.title.trim() }).where('stepid', '=', step.stepid).execute();

@@ -13,6 +13,7 @@ import { findUser, toUserSummaries, type UserRow } from './users.queries.js';
 import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
 import { createUser, endPasswordResets, revokeImpersonations, setPassword, startPasswordReset } from './users.service.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Users'];
 const UseridParam = Type.Object({ userid: Id() });
@@ -87,7 +88,8 @@ export async function usersRoutes(fastify: FastifyInstance) {
     if (b.email !== undefined) set.email = b.email.trim().toLowerCase();
     const passwordHash = b.password === undefined ? null : await hashPassword(b.password, config.passwordHashCost);
     if (b.imageid !== undefined) {
-      if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) throw invalidField('imageid', 'No such image.');
+      // An avatar is one of the user's own images, so nobody else's delete is ever blocked by it.
+      if (b.imageid !== null) await checkMediaRefs(db, caller, [{ kind: 'image', id: b.imageid, field: 'imageid' }], { ownedBy: row.userid });
       set.imageid = b.imageid;
     }
     if (b.privileges !== undefined) {

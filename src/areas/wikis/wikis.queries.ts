@@ -87,7 +87,7 @@ export function withExcerpt<T extends { contents_raw: string }>(texts: T): T & {
 export async function lightRecords(db: Kysely<Database>, config: Config, rows: WikiRow[], langid?: string): Promise<WikiLight[]> {
   const [translations, images] = await Promise.all([
     langid ? translationsOf(db, rows.filter((r) => r.langid !== langid).map((r) => r.wikiid), langid) : Promise.resolve(new Map<number, TranslationRow>()),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid)),
   ]);
   return rows.map((w) => {
     const tr = translations.get(w.wikiid);

@@ -285,7 +285,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const wiki = await existing('CATEGORY', request.params.title);
     const texts = await textsFor(db, wiki, request.query.langid);
-    const [[rendered], images] = await Promise.all([renderTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config.publicUrl, [wiki.imageid])]);
+    const [[rendered], images] = await Promise.all([renderTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config, [wiki.imageid])]);
     return {
       wikiid: wiki.wikiid, title: wiki.title, display_title: displayTitle(wiki, texts), langid: texts.langid, revisionid: texts.revisionid,
       identification_raw: texts.identification_raw, identification_rendered: rendered, image: wiki.imageid ? images.get(wiki.imageid) ?? null : null,

@@ -15,6 +15,7 @@ import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
+import { checkMediaRefs, readableMedia } from '../media/media.access.js';
 
 /** Thrown inside a transaction when the sent revisionid is not the current one; the route answers 409. */
 export class StaleRevision extends Error {
@@ -62,9 +63,9 @@ function contentsOf(body: { contents?: string; contents_json?: unknown }): strin
   return text;
 }
 
-async function checkImage(db: Kysely<Database>, imageid: number | null | undefined) {
+async function checkImage(db: Kysely<Database>, user: AuthUser, imageid: number | null | undefined) {
   if (imageid == null) return;
-  if (!(await db.selectFrom('images').select('imageid').where('imageid', '=', imageid).executeTakeFirst())) throw invalidField('image', 'No such image.');
+  await checkMediaRefs(db, user, [{ kind: 'image', id: imageid, field: 'image' }]);
 }
 
 /** Namespace rules: which fields this namespace takes at all. */
@@ -118,7 +119,7 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
   checkNamespaceFields(namespace, body);
   const langid = body.langid ?? config.languages[0];
   checkLangid(config, langid);
-  await checkImage(db, body.image);
+  await checkImage(db, user, body.image);
   let displayTitle = body.display_title?.trim() ?? '';
   if (!displayTitle && (namespace === 'TEAM' || namespace === 'USER')) {
     // A team's or user's page shows their name, not their id.
@@ -190,7 +191,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
     });
     return;
   }
-  await checkImage(db, body.image);
+  await checkImage(db, user, body.image);
   await db.transaction().execute(async (trx) => {
     if (body.parent !== undefined) await lockForTransaction(trx, 'wikis:category-tree');
     const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirst();
@@ -251,7 +252,8 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
     if (!current) throw notFound('Wiki');
     const old = JSON.parse(rev.fields || '{}') as Partial<Snapshot>;
     let imageid = old.imageid === undefined ? current.imageid : old.imageid;
-    if (imageid !== null && !(await trx.selectFrom('images').select('imageid').where('imageid', '=', imageid).executeTakeFirst())) imageid = null;
+    // An image gone, or one the caller may no longer use, is not brought back.
+    if (imageid !== null && !(await readableMedia(trx, user, 'image', [imageid])).has(imageid)) imageid = null;
     const set = withExcerpt({
       display_title: texts.display_title, summary: texts.summary, contents_raw: texts.contents_raw, identification_raw: texts.identification_raw,
       imageid,

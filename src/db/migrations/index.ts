@@ -9,6 +9,7 @@ import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
 import * as guideCache from './2026_11_22_1420_guide_cache.js';
 import * as media from './2026_11_22_1200_media.js';
+import * as mediaStorage from './2026_11_23_1300_media_storage.js';
 import * as search from './2026_11_22_1130_search.js';
 import * as searchGuides from './2026_11_22_1300_search_guides.js';
 import * as searchTitlePrefix from './2026_11_22_1320_search_title_prefix.js';
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1420_guide_cache': guideCache,
   '2026_11_23_1200_token_rules': tokenRules,
   '2026_11_23_1000_wiki_excerpts': wikiExcerpts,
+  '2026_11_23_1300_media_storage': mediaStorage,
 };

@@ -93,7 +93,7 @@ describe('the guide cache', () => {
     await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
     const s2 = await stamp();
     expect(s2).toBeGreaterThan(s1);
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     const withImage = await addStep(t, author, (await read(g.guideid)).json(), { media: { type: 'image', data: [image] } });
     await read(g.guideid);
     await t.db.updateTable('images').set({ width: 1234 }).where('imageid', '=', image).execute();

@@ -16,7 +16,7 @@ afterAll(() => t.close());
 
 describe('POST /guides/{guideid}/steps', () => {
   it('adds a step: 201 with the whole guide; lines, bullets, levels and image media read back', async () => {
-    const [i1, i2] = [await makeImage(t), await makeImage(t)];
+    const [i1, i2] = [await makeImage(t, author.userid), await makeImage(t, author.userid)];
     const g = await makeGuide(t, author);
     const res = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, {
       token: author.token,
@@ -50,7 +50,7 @@ describe('POST /guides/{guideid}/steps', () => {
   });
 
   it('a video step reads back with type video and the video record', async () => {
-    const video = await makeVideo(t);
+    const video = await makeVideo(t, author.userid);
     const g = await addStep(t, author, await makeGuide(t, author), { media: { type: 'object', data: video } });
     const media = g.steps[0].media;
     expect(media.type).toBe('video');
@@ -72,8 +72,8 @@ describe('POST /guides/{guideid}/steps', () => {
   it('422 for bad lines and media', async () => {
     const g = await makeGuide(t, author);
     const path = `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`;
-    const video = await makeVideo(t);
-    const image = await makeImage(t);
+    const video = await makeVideo(t, author.userid);
+    const image = await makeImage(t, author.userid);
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{}, 'lines', 'missing_field'],
       [{ lines: [] }, 'lines', 'out_of_range'],
@@ -117,7 +117,7 @@ describe('PATCH /guides/{guideid}/steps/{stepid}', () => {
   it('edits with the step\'s own revisionid; the guide\'s revisionid moves too; lineids kept when sent', async () => {
     const g = await makePublishedGuide(t, author, 2);
     const step = g.steps[1];
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     const keep = step.lines[0].lineid;
     const res = await t.patch(`/guides/${g.guideid}/steps/${step.stepid}?revisionid=${step.revisionid}`, {
       token: author.token,
@@ -140,7 +140,7 @@ describe('PATCH /guides/{guideid}/steps/{stepid}', () => {
   });
 
   it('moves a step with orderby; removes media with null', async () => {
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     let g = await makePublishedGuide(t, author, 3);
     g = await addStep(t, author, g, { title: 'With image', media: { type: 'image', data: [image] } });
     const last = g.steps[3];
@@ -304,11 +304,12 @@ describe('the full scenario over HTTP', () => {
 describe('media usage', () => {
   it('guideMediaUses names the steps and guides that use an image or a video', async () => {
     const { guideMediaUses } = await import('../../../src/areas/guides/guides.media-usage.js');
-    const [image, video] = [await makeImage(t), await makeVideo(t)];
+    const [image, video] = [await makeImage(t, author.userid), await makeVideo(t, author.userid)];
     let g = await addStep(t, author, await makeGuide(t, author), { media: { type: 'image', data: [image] } });
     g = await addStep(t, author, g, { media: { type: 'object', data: video } });
-    expect(await guideMediaUses(t.db, 'image', image)).toEqual([{ type: 'guide_step', id: g.steps[0].stepid }]);
-    expect(await guideMediaUses(t.db, 'video', video)).toEqual([{ type: 'guide_step', id: g.steps[1].stepid }]);
-    expect(await guideMediaUses(t.db, 'document', 1)).toEqual([]);
+    const owner = { userid: author.userid, privileges: ['Author' as const] };
+    expect(await guideMediaUses(t.db, 'image', image, owner)).toEqual([{ type: 'guide_step', id: g.steps[0].stepid }]);
+    expect(await guideMediaUses(t.db, 'video', video, owner)).toEqual([{ type: 'guide_step', id: g.steps[1].stepid }]);
+    expect(await guideMediaUses(t.db, 'document', 1, owner)).toEqual([]);
   });
 });

@@ -156,7 +156,7 @@ describe('DELETE /user/media/{type}/{itemId}', () => {
     const again = await t.del(`/user/media/GuideImage/${img.id}`, { token: owner.token });
     expect(again.statusCode).toBe(422);
     expect(again.json().message).toContain('guide_step 77');
-    expect((await t.get(`/media/images/${img.id}`)).statusCode).toBe(200);
+    expect((await t.get(`/media/images/${img.id}`, { token: owner.token })).statusCode).toBe(200);
     used.clear();
     expect((await t.del(`/user/media/GuideImage/${img.id}`, { token: owner.token })).statusCode).toBe(204);
   });
@@ -167,7 +167,7 @@ describe('DELETE /user/media/{type}/{itemId}', () => {
     expect((await t.del(`/user/media/GuideImage/999999`, { token: owner.token })).statusCode).toBe(404);
     expect((await t.del(`/user/media/Picture/${img.id}`, { token: owner.token })).statusCode).toBe(422);
     expect((await t.del(`/user/media/GuideImage/${img.id}`)).statusCode).toBe(401);
-    expect((await t.get(`/media/images/${img.id}`)).statusCode).toBe(200);
+    expect((await t.get(`/media/images/${img.id}`, { token: owner.token })).statusCode).toBe(200);
   });
 });
 

@@ -26,7 +26,7 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     expect(item.isReady).toBe(false);
     expect(await t.app.jobs.runDue()).toBeGreaterThanOrEqual(1);
 
-    const res = await t.get(`/media/videos/${item.id}`);
+    const res = await t.get(`/media/videos/${item.id}`, { token: user.token });
     expect(res.statusCode).toBe(200);
     const v = res.json();
     expect(Object.keys(v).sort()).toEqual(VIDEO_FIELDS);
@@ -57,7 +57,7 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
 
     const lib = (await t.get(`/user/media/GuideVideoObject/${item.id}`, { token: user.token })).json();
     expect(lib).toMatchObject({ isReady: true, state: 'finished' });
-    const byGuid = await t.get(`/media/videos/${item.guid}`);
+    const byGuid = await t.get(`/media/videos/${item.guid}`, { token: user.token });
     expect(byGuid.json()).toEqual(v);
 
     // [video|ID] in wiki syntax renders from the same records
@@ -68,7 +68,7 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
   it('serves byte ranges of an encoding (206) and refuses ranges past the end (416)', async () => {
     const item = (await upload(t, user, testVideo('webm'), 'clip.webm')).json();
     await t.app.jobs.runDue();
-    const v = (await t.get(`/media/videos/${item.id}`)).json();
+    const v = (await t.get(`/media/videos/${item.id}`, { token: user.token })).json();
     expect(v.meta).toMatchObject({ state: 'finished', format: 'webm', audio_codec: null, channels: null });
     const url = v.encodings[0].url;
     const whole = await getFile(t, url);
@@ -79,14 +79,16 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     const tail = await getFile(t, url, { range: 'bytes=-5' });
     expect(tail.rawPayload.equals(whole.rawPayload.subarray(whole.rawPayload.length - 5))).toBe(true);
     expect((await getFile(t, url, { range: `bytes=${whole.rawPayload.length}-` })).statusCode).toBe(416);
-    const original = await getFile(t, `${t.config.publicUrl}/files/videos/${item.guid}.original`);
+    // The signature is the item's: it opens its original too; without it, a private item's file is not found.
+    expect((await getFile(t, `${t.config.publicUrl}/files/videos/${item.guid}.original`)).statusCode).toBe(404);
+    const original = await getFile(t, `${t.config.publicUrl}/files/videos/${item.guid}.original${new URL(url).search}`);
     expect(original.headers['content-type']).toBe('video/webm');
   });
 
   it('QuickTime is encoded too', async () => {
     const item = (await upload(t, user, testVideo('mov'), 'clip.mov')).json();
     await t.app.jobs.runDue();
-    const v = (await t.get(`/media/videos/${item.id}`)).json();
+    const v = (await t.get(`/media/videos/${item.id}`, { token: user.token })).json();
     expect(v.meta).toMatchObject({ state: 'finished', format: 'quicktime' });
     expect(v.encodings).toHaveLength(2);
   });
@@ -104,7 +106,7 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     const item = (await upload(t, user, testVideo('mp4'), 'gone.mp4')).json();
     expect((await t.del(`/user/media/GuideVideoObject/${item.id}`, { token: user.token })).statusCode).toBe(204);
     await t.app.jobs.runDue();
-    expect((await t.get(`/media/videos/${item.id}`)).statusCode).toBe(404);
+    expect((await t.get(`/media/videos/${item.id}`, { token: user.token })).statusCode).toBe(404);
     expect(await t.db.selectFrom('video_encodings').select('encodingid').where('videoid', '=', item.id).execute()).toEqual([]);
   });
 });

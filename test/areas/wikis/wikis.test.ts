@@ -237,7 +237,7 @@ describe('PATCH /wikis/{namespace}/{title}', () => {
   });
 
   it('edits ITEM fields, the image and the stub flag', async () => {
-    const img = await t.db.insertInto('images').values({ guid: unique('g'), userid: null, width: 800, height: 600, mime: 'image/jpeg', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
+    const img = await t.db.insertInto('images').values({ guid: unique('g'), userid: author.userid, width: 800, height: 600, mime: 'image/jpeg', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
     const w = await makeWiki(t, author, { namespace: 'ITEM', title: unique('Belt '), item_type: 'part' });
     const res = await t.patch(`/wikis/ITEM/${enc(w.title)}?revisionid=${w.revisionid}`, { token: author.token, body: { item_type: 'tool', suppliers: [{ name: 'S', url: null, price: null, currency: null, sku: null }], image: img.imageid } });
     expect(res.statusCode).toBe(200);
