@@ -38,11 +38,23 @@ export interface ChangeOptions {
 }
 
 /**
+ * Thrown by a change that finds the guide already as asked (a tag or flag it already
+ * has, or lacks): the transaction rolls back, so the revisionid was checked and nothing
+ * moved (no revision, same modified_date).
+ */
+export class NothingToChange extends Error {
+  constructor() {
+    super('nothing to change');
+  }
+}
+
+/**
  * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
  * 409 with the current guide, or the current step when `fn` finds its step stale),
- * applies the change and keeps the result as a new guide revision.
+ * applies the change and keeps the result as a new guide revision. Answers undefined
+ * when `fn` throws NothingToChange.
  */
-export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   try {
@@ -53,6 +65,7 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
       return out;
     });
   } catch (err) {
+    if (err instanceof NothingToChange) return undefined;
     if (!(err instanceof StaleRevision)) throw err;
     if (err.kind === 'step' && err.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, err.stepid);

@@ -231,7 +231,7 @@ describe('GET /guides/featured', () => {
     const moderator = await makeUser(t, { privileges: ['Moderator'] });
     const starred = await makePublishedGuide(t, author);
     await makePublishedGuide(t, author);
-    expect((await t.put(`/guides/${starred.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).statusCode).toBe(200);
+    expect((await t.put(`/guides/${starred.guideid}/flags/GUIDE_STARRED?revisionid=${starred.revisionid}`, { token: moderator.token })).statusCode).toBe(200);
     const res = await t.get('/guides/featured?limit=200');
     expect(res.statusCode).toBe(200);
     expect(res.json().map((g: { guideid: number }) => g.guideid)).toEqual([starred.guideid]);
