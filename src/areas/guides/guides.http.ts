@@ -6,6 +6,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Db, GuideAccess, GuideRow } from './guides.queries.js';
 import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById, visiblePrerequisites } from './guides.queries.js';
 import { commitGuideRevision, lockGuide, StaleRevision } from './guides.service.js';
+import { NothingToChange } from '../content/revisions.js';
 
 export interface GuideContext {
   row: GuideRow;
@@ -35,17 +36,6 @@ export interface ChangeOptions {
   /** The revisionid the client sent; undefined for changes that take none. */
   expected?: number;
   action: string;
-}
-
-/**
- * Thrown by a change that finds the guide already as asked (a tag or flag it already
- * has, or lacks): the transaction rolls back, so the revisionid was checked and nothing
- * moved (no revision, same modified_date).
- */
-export class NothingToChange extends Error {
-  constructor() {
-    super('nothing to change');
-  }
 }
 
 /**

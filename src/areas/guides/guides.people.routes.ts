@@ -13,7 +13,8 @@ import { TeamSummary } from '../teams/teams.schemas.js';
 import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, Paging, GuideParam, Revisionid } from './guides.schemas.js';
 import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
 import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
-import { changeGuide, guideFor, NothingToChange } from './guides.http.js';
+import { changeGuide, guideFor } from './guides.http.js';
+import { NothingToChange } from '../content/revisions.js';
 
 const USERS_TAG = ['Users'];
 const TAG = ['Guides'];
