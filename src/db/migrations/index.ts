@@ -9,6 +9,7 @@ import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
 import * as guideCache from './2026_11_22_1420_guide_cache.js';
 import * as unknownGuideFlags from './2026_11_23_1600_unknown_guide_flags.js';
+import * as searchDiacritics from './2026_11_23_1610_search_diacritics.js';
 import * as media from './2026_11_22_1200_media.js';
 import * as search from './2026_11_22_1130_search.js';
 import * as searchGuides from './2026_11_22_1300_search_guides.js';
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1410_work_log': workLog,
   '2026_11_22_1420_guide_cache': guideCache,
   '2026_11_23_1600_unknown_guide_flags': unknownGuideFlags,
+  '2026_11_23_1610_search_diacritics': searchDiacritics,
 };
