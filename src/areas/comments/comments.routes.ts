@@ -46,7 +46,7 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'List comments, ordered by commentid',
-      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: top-level comments created since; `modifiedSince`: threads in which a comment or reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides that are private or deleted (and on their steps) are listed only to Authors and Admins.',
+      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: threads in which the comment or a reply was created at or after that time (a new reply brings its thread back); `modifiedSince`: threads in which the comment or a reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides that are private or deleted (and on their steps) are listed only to Authors and Admins.',
       querystring: CommentListQuery,
       response: { 200: Type.Array(Comment), ...errorResponses(422) },
     },
@@ -56,7 +56,15 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     if (!readsPrivateGuides(request.user)) query = onReadableGuides(query);
     if (q.context) query = query.where('c.context', '=', q.context);
     if (q.langid) query = query.where('c.langid', '=', q.langid);
-    if (q.createdSince !== undefined) query = query.where('c.date', '>=', q.createdSince);
+    // A thread is listed whole, so both filters look at the whole thread: the comment or
+    // any of its replies created (createdSince), or created or edited (modifiedSince).
+    if (q.createdSince !== undefined) {
+      const since = q.createdSince;
+      query = query.where((eb) => eb.or([
+        eb('c.date', '>=', since),
+        eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid').where('r.date', '>=', since)),
+      ]));
+    }
     if (q.modifiedSince !== undefined) {
       const since = q.modifiedSince;
       query = query.where((eb) => eb.or([

@@ -7,7 +7,8 @@ import { Empty, errorResponses, Order, StringEnum } from '../../http/schemas.js'
 import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { addTag, removeTag, tagsOf } from '../tags/tags.queries.js';
+import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
+import { NothingToChange } from '../content/revisions.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
 import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
@@ -259,7 +260,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['Tags'],
         summary: adding ? 'Add a tag to a guide' : 'Remove a tag from a guide',
-        description: `Body \`{"tag": "..."}\`; ${adding ? 'creates the tag if needed' : '404 when the guide does not have it'}. Takes the guide's \`revisionid\` (a tag change is a new revision). Answers the full guide record.`,
+        description: `Body \`{"tag": "..."}\`${adding ? '; creates the tag if needed' : ''}. ${TAG_RULE} Answers the full guide record.`,
         params: GuideParam,
         querystring: RevisionQuery,
         body: TagBody,
@@ -269,8 +270,8 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
       const tag = checkTag(request.body.tag);
       await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'tag' : 'untag' }, async (trx) => {
-        if (adding) await addTag(trx, 'guide', ctx.row.guideid, tag);
-        else if (!(await removeTag(trx, 'guide', ctx.row.guideid, tag))) throw notFound('Tag');
+        const changed = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
+        if (!changed) throw new NothingToChange();
       });
       return currentGuide(app, ctx);
     });

@@ -32,6 +32,25 @@ export function findWiki(db: Kysely<Database>, namespace: string, title: string)
   return db.selectFrom('wikis').selectAll().where('namespace', '=', namespace).where('title', '=', title).executeTakeFirst();
 }
 
+/**
+ * The wiki a path names by the title a reader sees (the specification's tag paths take
+ * the display title): the stored title first; else the wikis of the namespace whose
+ * display title (of the source or of a translation) it is. Several such wikis: their
+ * stored titles (the first 20), for the caller to choose.
+ */
+export async function findWikiByShownTitle(db: Kysely<Database>, namespace: string, title: string): Promise<WikiRow | { ambiguous: string[] } | undefined> {
+  const stored = await findWiki(db, namespace, title);
+  if (stored) return stored;
+  const rows = await db.selectFrom('wikis').selectAll().where('namespace', '=', namespace)
+    .where((eb) => eb.or([
+      eb('display_title', '=', title),
+      eb('wikiid', 'in', eb.selectFrom('wiki_translations').select('wikiid').where('display_title', '=', title)),
+    ]))
+    .orderBy('title').limit(20).execute();
+  if (rows.length <= 1) return rows[0];
+  return { ambiguous: rows.map((r) => r.title) };
+}
+
 export function findWikiById(db: Kysely<Database>, wikiid: number) {
   return db.selectFrom('wikis').selectAll().where('wikiid', '=', wikiid).executeTakeFirst();
 }

@@ -117,9 +117,8 @@ export const RevisionQuery = Type.Object({
   revisionid: Type.Integer({ minimum: 0, description: 'The current revisionid of the version being changed (409 with the current wiki otherwise).' }),
   langid: Type.Optional(Langid),
 });
-export const OptionalRevisionQuery = Type.Object({
-  revisionid: Type.Optional(Type.Integer({ minimum: 0, description: 'When sent, must be the current one (409 otherwise).' })),
-  langid: Type.Optional(Langid),
+export const TagQuery = Type.Object({
+  ...RevisionQuery.properties,
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'For clients that cannot send a body with DELETE.' })),
 });
 export const GetQuery = Type.Object({

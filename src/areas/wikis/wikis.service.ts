@@ -10,7 +10,8 @@ import { forbidden, invalidField, missingField, notFound, unprocessable } from '
 import { fromBool, isUniqueViolation } from '../../db/helpers.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { docToWiki, type DocNode } from '../../markup/index.js';
-import { clearTags } from '../tags/tags.queries.js';
+import { addTag, clearTags, removeTag } from '../tags/tags.queries.js';
+import { NothingToChange } from '../content/revisions.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
@@ -267,6 +268,37 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
   });
+}
+
+/**
+ * Adds or removes a tag, as a change of the version of `langid` (its translation when it
+ * has one, else the source): checks `revisionid` atomically and keeps a new revision
+ * (action tag or untag). Nothing changes when the wiki already has (or lacks) the tag.
+ */
+export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number, tag: string, adding: boolean): Promise<void> {
+  const action = adding ? 'tag' : 'untag';
+  try {
+    await db.transaction().execute(async (trx) => {
+      const translation = langid === wiki.langid ? undefined
+        : await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
+      const locked = translation
+        ? await trx.updateTable('wiki_translations').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst()
+        : await trx.updateTable('wikis').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
+      if (Number(locked.numUpdatedRows) !== 1) throw new StaleRevision();
+      const changed = adding ? await addTag(trx, 'wiki', wiki.wikiid, tag) : await removeTag(trx, 'wiki', wiki.wikiid, tag);
+      if (!changed) throw new NothingToChange();
+      if (translation) {
+        const newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
+        await trx.updateTable('wiki_translations').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).execute();
+      } else {
+        const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirstOrThrow();
+        const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
+        await trx.updateTable('wikis').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).execute();
+      }
+    });
+  } catch (err) {
+    if (!(err instanceof NothingToChange)) throw err;
+  }
 }
 
 /**

@@ -8,6 +8,8 @@ import * as sharedContent from './2026_11_22_0100_shared_content.js';
 import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
 import * as guideCache from './2026_11_22_1420_guide_cache.js';
+import * as unknownGuideFlags from './2026_11_23_1600_unknown_guide_flags.js';
+import * as searchDiacritics from './2026_11_23_1610_search_diacritics.js';
 import * as media from './2026_11_22_1200_media.js';
 import * as mediaStorage from './2026_11_23_1300_media_storage.js';
 import * as search from './2026_11_22_1130_search.js';
@@ -35,4 +37,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1200_token_rules': tokenRules,
   '2026_11_23_1000_wiki_excerpts': wikiExcerpts,
   '2026_11_23_1300_media_storage': mediaStorage,
+  '2026_11_23_1600_unknown_guide_flags': unknownGuideFlags,
+  '2026_11_23_1610_search_diacritics': searchDiacritics,
 };

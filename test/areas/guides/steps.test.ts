@@ -100,7 +100,7 @@ describe('POST /guides/{guideid}/steps', () => {
     expect((await t.get(`/guides/${g.guideid}`, { token: author.token })).json().steps).toEqual([]);
   });
 
-  it('401, 403, 404, 409 with the current guide, 422 without revisionid', async () => {
+  it('401, 403, 404, 409 with the current guide when the revisionid sent is stale', async () => {
     const g = await makeGuide(t, author);
     const body = { lines: [line('a')] };
     expect((await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, { body })).statusCode).toBe(401);
@@ -109,7 +109,65 @@ describe('POST /guides/{guideid}/steps', () => {
     const stale = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid + 500}`, { token: author.token, body });
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toEqual(g);
-    expect((await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body })).json().errors[0]).toMatchObject({ field: 'revisionid', code: 'missing_field' });
+    expect((await t.post(`/guides/${g.guideid}/steps`, { body })).statusCode).toBe(401);
+    expect((await t.post(`/guides/${g.guideid}/steps`, { token: user.token, body })).statusCode).toBe(403);
+    expect((await t.get(`/guides/${g.guideid}`, { token: author.token })).json()).toEqual(g);
+  });
+
+  // What a live site answers to clients that send no revisionid: the step is added (a
+  // documented exception to the versioning rule), 201 with the whole guide.
+  describe('without a revisionid, as real clients send it', () => {
+    const QA_STEP = { orderby: 1, title: 'QA step', lines: [{ text: 'probe', level: 0, bullet: 'black' }] };
+    const revisionsOf = async (guideid: number) =>
+      (await t.db.selectFrom('guide_revisions').select('action').where('guideid', '=', guideid).orderBy('revisionid').execute()).map((r) => r.action);
+
+    it('the client\'s exact body: 201 with the whole guide, the step at its orderby, as a new guide revision', async () => {
+      const g = await makePublishedGuide(t, author, 2);
+      const res = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: QA_STEP });
+      expect(res.statusCode, res.body).toBe(201);
+      const guide = res.json();
+      expect(guide.guideid).toBe(g.guideid);
+      expect(guide.revisionid).toBeGreaterThan(g.revisionid);
+      expect(guide.steps.map((s: { title: string }) => s.title)).toEqual(['QA step', 'Step 1', 'Step 2']);
+      expect(guide.steps.map((s: { orderby: number }) => s.orderby)).toEqual([1, 2, 3]);
+      expect(guide.steps[0].lines).toMatchObject([{ text_raw: 'probe', bullet: 'black', level: 0 }]);
+      expect((await t.get(`/guides/${g.guideid}`)).json()).toEqual(guide);
+      expect(await revisionsOf(g.guideid)).toEqual(['create', 'step_add', 'step_add', 'step_add']);
+    });
+
+    it('without orderby the step goes last; with image or video media too', async () => {
+      const image = await makeImage(t, author.userid);
+      const video = await makeVideo(t, author.userid);
+      const g = await makePublishedGuide(t, author, 1);
+      const last = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { title: 'Last', lines: QA_STEP.lines } });
+      expect(last.statusCode, last.body).toBe(201);
+      expect(last.json().steps.map((s: { title: string }) => s.title)).toEqual(['Step 1', 'Last']);
+      const withImage = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, media: { type: 'image', data: [image] } } });
+      expect(withImage.statusCode, withImage.body).toBe(201);
+      expect(withImage.json().steps[0].media.type).toBe('image');
+      expect(withImage.json().steps[0].media.data.map((i: { id: number }) => i.id)).toEqual([image]);
+      const withVideo = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, media: { type: 'object', data: video } } });
+      expect(withVideo.statusCode, withVideo.body).toBe(201);
+      expect(withVideo.json().steps[0].media).toMatchObject({ type: 'video', data: { videoid: video } });
+      expect(withVideo.json().steps.map((s: { title: string }) => s.title)).toEqual(['QA step', 'QA step', 'Step 1', 'Last']);
+    });
+
+    it('with a revisionid the check stays: 409 when stale, nothing added', async () => {
+      const g = await makePublishedGuide(t, author, 1);
+      const moved = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: QA_STEP });
+      expect(moved.statusCode).toBe(201);
+      const stale = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, { token: author.token, body: QA_STEP });
+      expect(stale.statusCode).toBe(409);
+      expect(stale.json()).toEqual(moved.json());
+    });
+
+    it('bad bodies are still 422 and add nothing', async () => {
+      const g = await makePublishedGuide(t, author, 1);
+      const res = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, lines: [{ text: 'probe', level: 0, bullet: 'plaid' }] } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ field: 'lines[0].bullet' });
+      expect((await t.get(`/guides/${g.guideid}`)).json()).toEqual(g);
+    });
   });
 });
 
