@@ -107,6 +107,8 @@ describe('authorization matrix', () => {
         const s = res.statusCode;
         const fail = (why: string) => problems.push(`${where}\n      ${why}`);
         if (cell.privilege === null) {
+          // One rule for every refusal of a caller without a token: 401, never 403.
+          if (s === 403) fail('403 to a caller without a valid token: expected 401');
           if (cell.name !== 'no token') {
             if (s !== 401) fail('expected 401: the token is not valid');
             else if (res.json().code !== 'invalid_token') fail('expected code invalid_token');
@@ -152,6 +154,47 @@ describe('authorization matrix', () => {
   });
 });
 
+describe('media ownership', () => {
+  // Private library items of another user, named by every write that takes a media id.
+  // Each is a 422 naming the field, and nothing is stored.
+  const now = () => t.clock.now();
+  const privateItems = async () => {
+    const owner = ids.other.userid;
+    const image = (await t.db.insertInto('images').values({ guid: `mx${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, width: 8, height: 8, mime: 'image/png', created_date: now() }).returning('imageid').executeTakeFirstOrThrow()).imageid;
+    const video = (await t.db.insertInto('videos').values({ guid: `mv${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'v.mp4', created_date: now() }).returning('videoid').executeTakeFirstOrThrow()).videoid;
+    const document = (await t.db.insertInto('documents').values({ guid: `md${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'p.pdf', mime: 'application/pdf', size: 1, md5: null, blob_key: 'originals/none', created_date: now() }).returning('documentid').executeTakeFirstOrThrow()).documentid;
+    return { image, video, document };
+  };
+  const sharedGuide = async () => {
+    const category = (await t.db.selectFrom('wikis').select('title').where('namespace', '=', 'CATEGORY').limit(1).executeTakeFirstOrThrow()).title;
+    const g = (await t.post('/guides', { token: ids.author.token, body: { type: 'replacement', title: 'Media matrix guide', category, public: true } })).json();
+    await t.put(`/guides/${g.guideid}/users/${ids.user.userid}`, { token: ids.author.token });
+    return g as { guideid: number; revisionid: number };
+  };
+  const wikiid = async () => (await t.db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'WIKI').limit(1).executeTakeFirstOrThrow()).wikiid;
+  type Row = [string, () => Identity, (m: Awaited<ReturnType<typeof privateItems>>) => Promise<{ method: 'POST' | 'PATCH'; url: string; body: unknown; field: string }>];
+  const ROWS: Row[] = [
+    ['guide documents (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { documents: [m.document] }, field: 'documents[0]' }; }],
+    ['guide image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { imageid: m.image }, field: 'imageid' }; }],
+    ['step image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'image', data: [m.image] } }, field: 'media.data[0]' }; }],
+    ['step video (Author)', () => ids.author, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'object', data: m.video } }, field: 'media.data' }; }],
+    ['avatar (User)', () => ids.user, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['avatar (Admin for a user)', () => ids.admin, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['team image (lead)', () => ids.lead, async (m) => ({ method: 'PATCH', url: `/teams/${world.teamid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['comment media (User)', () => ids.user, async (m) => ({ method: 'POST', url: `/comments/wiki/${await wikiid()}`, body: { text: 'A comment of twelve characters at least.', media: [{ type: 'video', id: m.video }] }, field: 'media[0].id' })],
+    ['wiki image (Author)', () => ids.author, async (m) => ({ method: 'POST', url: '/wikis', body: { namespace: 'WIKI', title: `Matrix ${Date.now()}`, contents: 'x', image: m.image }, field: 'image' })],
+  ];
+  it.each(ROWS)('%s: another user\'s private item is a 422 and stores nothing', async (_name, who, build) => {
+    await world.restore();
+    const req = await build(await privateItems());
+    const before = await checksum(world.db);
+    const res = await t.app.inject({ method: req.method, url: BASE_PATH + req.url, headers: { authorization: `api ${who().token}` }, payload: req.body as object });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(req.field);
+    expect(changedTables(before, await checksum(world.db))).toEqual([]);
+  });
+});
+
 describe('impersonation', () => {
   it('an Admin gets a token that acts as the user, with the user\'s privileges, recorded as impersonated', async () => {
     await world.restore();
@@ -191,6 +234,24 @@ describe('impersonation', () => {
     expect((await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: 2_000_000_000 } })).statusCode).toBe(404);
   });
 
+  it('an impersonation token works only while its Admin is an enabled Admin, on every route', async () => {
+    await world.restore();
+    const impersonator = await makeUser(t, { privileges: ['Admin', 'User'], username: 'Rel impersonator' });
+    const res = await t.post('/user/token/impersonate', { token: impersonator.token, body: { userid: ids.admin.userid } });
+    expect(res.statusCode).toBe(201);
+    const token = res.json().authToken as string;
+    expect((await t.get('/user', { token })).statusCode).toBe(200);
+    // Demoted behind the API's back (no revocation ran): the token's next use is refused.
+    await t.db.updateTable('users').set({ privileges: 'User' }).where('userid', '=', impersonator.userid).execute();
+    for (const op of ops.filter((o) => o.access !== 'none')) {
+      const req = await validRequest(world, ops, op, ids.admin, 'team');
+      const before = await checksum(world.db);
+      const out = await send(req, token);
+      expect(out.statusCode, `${op.id} with the token of a demoted impersonator`).toBe(401);
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    }
+  });
+
   it('impersonating a disabled account gives a token that does not work', async () => {
     await world.restore();
     const u = await makeUser(t);
@@ -198,6 +259,43 @@ describe('impersonation', () => {
     const res = await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: u.userid } });
     if (res.statusCode === 201) expect((await t.get('/user', { token: res.json().authToken })).statusCode).toBe(401);
     else expect([403, 422]).toContain(res.statusCode);
+  });
+});
+
+describe('anonymous reads of private content', () => {
+  it('every read the Admin may make of a private guide and what hangs on it answers 401 to a caller without a token, never 403', async () => {
+    await world.restore();
+    // Every guide private for the time of the test: whatever a read reaches is then private.
+    const saved = await t.db.selectFrom('guides').select(['guideid', 'langid', 'public']).execute();
+    await t.db.updateTable('guides').set({ public: 0 }).execute();
+    const refused: string[] = [];
+    let hidden = 0;
+    try {
+      for (const op of ops.filter((o) => o.method === 'GET' && o.access === 'none' && o.pathParams.length > 0)) {
+        const req = await validRequest(world, ops, op, ids.admin, 'team');
+        const admin = await send(req, ids.admin.token);
+        const anonymous = await send(req, undefined);
+        if (anonymous.statusCode === 403) refused.push(`${op.id} ${req.url}: 403`);
+        // What the Admin reads and an anonymous caller may not: 401 (or 404 where existence is hidden).
+        if (admin.statusCode === 200 && anonymous.statusCode >= 400 && ![401, 404].includes(anonymous.statusCode)) refused.push(`${op.id} ${req.url}: ${anonymous.statusCode}`);
+        if (admin.statusCode === 200 && anonymous.statusCode === 401) hidden++;
+      }
+      // What hangs on a private guide by another route: a comment on it and on its step.
+      const guide = saved[0];
+      const record = (await t.get(`/guides/${guide.guideid}?langid=${guide.langid}`, { token: ids.admin.token })).json();
+      const contexts = [`guide/${guide.guideid}`, ...(record.steps?.length ? [`step/${record.steps[0].stepid}`] : [])];
+      for (const context of contexts) {
+        const made = await t.post(`/comments/${context}`, { token: ids.admin.token, body: { text: 'A comment on a private guide.' } });
+        expect(made.statusCode, context).toBe(201);
+        const res = await t.get(`/comments/${made.json().commentid}`);
+        if (res.statusCode !== 401) refused.push(`GET /comments/{commentid} on a ${context}: ${res.statusCode}`);
+        else hidden++;
+      }
+    } finally {
+      for (const g of saved) await t.db.updateTable('guides').set({ public: g.public }).where('guideid', '=', g.guideid).where('langid', '=', g.langid).execute();
+    }
+    expect(refused).toEqual([]);
+    expect(hidden, 'reads of private guides refused to an anonymous caller').toBeGreaterThan(3);
   });
 });
 
@@ -242,6 +340,20 @@ describe('token lifetime', () => {
     expect((await t.patch(`/users/${u.userid}`, { token: second, body: { password: 'another long password', current_password: u.password } })).statusCode).toBe(200);
     expect((await t.get('/user', { token: second })).statusCode).toBe(200);
     expect((await t.get('/user', { token: third })).statusCode).toBe(401);
+  });
+
+  it('an empty Authorization header is no header, on every route', async () => {
+    await world.restore();
+    for (const op of ops) {
+      for (const authorization of ['', ' ']) {
+        // A request per send: some work once (a reset token).
+        await world.restore();
+        const none = await send(await validRequest(world, ops, op, null, 'team'), undefined);
+        await world.restore();
+        const empty = await injectValid(world, await validRequest(world, ops, op, null, 'team'), undefined, { authorization });
+        expect(empty.statusCode, `${op.id} with Authorization: "${authorization}" (without: ${none.statusCode})`).toBe(none.statusCode);
+      }
+    }
   });
 
   it('malformed Authorization headers are 401, never 500, on every route', async () => {

@@ -6,6 +6,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Db, GuideAccess, GuideRow } from './guides.queries.js';
 import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById } from './guides.queries.js';
 import { commitGuideRevision, lockGuide, StaleRevision } from './guides.service.js';
+import { NothingToChange } from '../content/revisions.js';
 
 export interface GuideContext {
   row: GuideRow;
@@ -40,9 +41,10 @@ export interface ChangeOptions {
 /**
  * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
  * 409 with the current guide, or the current step when `fn` finds its step stale),
- * applies the change and keeps the result as a new guide revision.
+ * applies the change and keeps the result as a new guide revision. Answers undefined
+ * when `fn` throws NothingToChange.
  */
-export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   try {
@@ -53,6 +55,7 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
       return out;
     });
   } catch (err) {
+    if (err instanceof NothingToChange) return undefined;
     if (!(err instanceof StaleRevision)) throw err;
     if (err.kind === 'step' && err.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, err.stepid);

@@ -91,7 +91,7 @@ export function guidePageHtml(g: FullGuide): string {
   const items = (title: string, list: FullGuide['parts']) => list.length
     ? `<section><h2>${title}</h2><ul>${list.map((i) => `<li>${i.quantity > 1 ? `${i.quantity} × ` : ''}${escapeHtml(i.title)}${i.notes ? ` <small>${escapeHtml(i.notes)}</small>` : ''}</li>`).join('')}</ul></section>`
     : '';
-  const flags = g.flags.filter((f) => GUIDE_FLAGS[f]).map((f) => `<span title="${escapeHtml(GUIDE_FLAGS[f].text)}">${escapeHtml(GUIDE_FLAGS[f].title)}</span>`).join('');
+  const flags = g.flags.flatMap((f) => GUIDE_FLAGS.get(f) ?? []).map((f) => `<span title="${escapeHtml(f.text)}">${escapeHtml(f.title)}</span>`).join('');
   const meta = [g.difficulty, g.time_required, `by ${g.username}`].filter(Boolean).map(escapeHtml).join(' · ');
   const prereqs = g.prerequisites.length
     ? `<section><h2>Before you start</h2><ul>${g.prerequisites.map((p) => `<li><a href="${escapeHtml(p.url)}">${escapeHtml(p.title)}</a></li>`).join('')}</ul></section>`

@@ -1,5 +1,5 @@
 // Guides and people: completions, favorites, collaborators (users and teams), flags,
-// and the guide lists of a user. None of these take a revisionid.
+// and the guide lists of a user. Only flags take a revisionid (a flag changes the guide).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,10 +10,11 @@ import { loadUserSummaries } from '../users/users.queries.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
-import { CompletionStatus, FavoriteStatus, Flag, LangQuery, LightGuide, Id, Paging, GuideParam } from './guides.schemas.js';
+import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, Paging, GuideParam, Revisionid } from './guides.schemas.js';
 import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
-import { flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
-import { guideFor } from './guides.http.js';
+import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
+import { changeGuide, guideFor } from './guides.http.js';
+import { NothingToChange } from '../content/revisions.js';
 
 const USERS_TAG = ['Users'];
 const TAG = ['Guides'];
@@ -196,11 +197,12 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
-    const ids = hasPrivilege(user, 'Moderator') ? Object.keys(GUIDE_FLAGS) : USER_FLAGS;
+    const ids = hasPrivilege(user, 'Moderator') ? ALL_FLAGS : USER_FLAGS;
     return { guide: Object.fromEntries(ids.map((id) => [id, flagRecord(config, id)])) };
   });
 
   const FlagParam = Type.Object({ guideid: Id(), flagid: Type.String({ minLength: 1, maxLength: 64 }) });
+  const FlagQuery = Type.Object({ revisionid: Revisionid, langid: LangQuery(langs) });
   for (const method of ['put', 'delete'] as const) {
     const adding = method === 'put';
     app[method]('/guides/:guideid/flags/:flagid', {
@@ -208,21 +210,26 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
       schema: {
         tags: TAG,
         summary: adding ? 'Flag a guide (extension)' : 'Remove a flag from a guide (extension)',
-        description: 'A flag of GET /user/flags: GUIDE_STARRED by Moderators and Admins; the others by those who may edit the guide. Idempotent. Answers the guide\'s light record with its flags.',
+        description: 'A flag of GET /user/flags (any other id: 404): GUIDE_STARRED by Moderators and Admins; the others by those who may edit the guide. ' +
+          'A flag changes the guide: takes its current `revisionid` (422 without it, 409 with the current guide when stale) and makes a new revision of the guide in that language, moving its `modified_date`. ' +
+          `${adding ? 'Setting a flag the guide has' : 'Removing a flag the guide lacks'} changes nothing (200, same revisionid). Answers the guide's light record with its flags.`,
         params: FlagParam,
-        querystring: LangOnly,
-        response: { 200: LightGuide, ...errorResponses(401, 403, 404, 422) },
+        querystring: FlagQuery,
+        response: { 200: LightGuide, 409: { ...FullGuide, description: 'Stale revisionid: the current guide.' }, ...errorResponses(401, 403, 404, 422) },
       },
     }, async (request) => {
       const { guideid, flagid } = request.params;
-      const def = GUIDE_FLAGS[flagid];
+      const def = GUIDE_FLAGS.get(flagid);
       if (!def) throw notFound('Flag');
       const ctx = await guideFor(app, request, guideid, request.query.langid, def.setBy === 'moderator' ? 'read' : 'edit');
       if (def.setBy === 'moderator') requireRole(request, 'Moderator');
-      if (adding) {
-        await db.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: clock.now() })
-          .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).execute();
-      } else await db.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).execute();
+      await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'flag' : 'unflag' }, async (trx, now) => {
+        const changed = adding
+          ? (await trx.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: now })
+            .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows
+          : (await trx.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).executeTakeFirst()).numDeletedRows;
+        if (Number(changed ?? 0) === 0) throw new NothingToChange();
+      });
       return (await lightOne(db, ctx.row.guideid, ctx.row.langid, ctx.user))!;
     });
   }

@@ -81,6 +81,27 @@ export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow):
   return { read: contributed !== undefined, edit: false, manage: false };
 }
 
+/**
+ * The guideids the user may read in at least one language (not deleted), as a subquery
+ * for lists derived from guides (`where('docid', 'in', readableGuideIds(db, user))`):
+ * guideAccess's read rule, written as SQL.
+ */
+export function readableGuideIds(db: Db, user: AuthUser | null) {
+  const rows = db.selectFrom('guides as g').select('g.guideid').where('g.deleted', '=', 0);
+  if (user && (isAdmin(user) || hasPrivilege(user, 'Author'))) return rows;
+  return rows.where((eb) => eb.or([
+    eb('g.public', '=', 1),
+    ...(user ? [
+      eb('g.userid', '=', user.userid),
+      eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
+      eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
+        .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
+      eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
+        .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', user.userid)),
+    ] : []),
+  ]));
+}
+
 // ---------------------------------------------------------------- light records
 
 /** The columns a light record needs, with the owner's name. */
@@ -170,7 +191,7 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
 export async function lightGuidePage(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null) {
   const [flags, images, prereqs] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid ?? r.step_imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid ?? r.step_imageid)),
     prereqDatesOf(db, config, rows, viewer),
   ]);
   // `summary` rides along for suggest results; the light schema strips it from lists.
@@ -372,7 +393,7 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
   const [styles, images, videos, resolver, comments, fields] = await Promise.all([
     loadBulletStyles(db),
-    loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
+    loadImageObjects(db, config, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
     commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
@@ -438,7 +459,7 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
   for (const p of prereqRows) if (p.readable) readableBy.set(p.guideid, [...(readableBy.get(p.guideid) ?? []), p]);
   const prereqs = src.prereqIds.map((id) => preferredRow(readableBy.get(id) ?? [], row.langid, config.languages[0])).filter((p): p is LightRow => p !== undefined);
   const [prereqImages, prereqDates] = await Promise.all([
-    loadImageObjects(db, config.publicUrl, prereqs.map((p) => p.imageid ?? p.step_imageid)),
+    loadImageObjects(db, config, prereqs.map((p) => p.imageid ?? p.step_imageid)),
     prereqDatesOf(db, config, prereqs, viewer),
   ]);
   const ownPrereqDate = prereqs.reduce((max, p) => Math.max(max, p.modified_date), 0);

@@ -24,7 +24,10 @@ export async function categoriesWithPublicGuides(db: Kysely<Database>): Promise<
   return new Set(rows.map((r) => r.category));
 }
 
-/** Whether any guide (public or not, deleted ones too: they can be restored) is filed under the category. */
+/**
+ * Whether any guide that is not deleted (public or not) is filed under the category. A
+ * deleted guide holds no category: restoring it asks for another when its own is gone.
+ */
 export async function categoryHasGuides(db: Kysely<Database>, category: string): Promise<boolean> {
-  return !!(await db.selectFrom('guides').select('guideid').where('category', '=', category).limit(1).executeTakeFirst());
+  return !!(await db.selectFrom('guides').select('guideid').where('category', '=', category).where('deleted', '=', 0).limit(1).executeTakeFirst());
 }
