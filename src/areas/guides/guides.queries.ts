@@ -84,22 +84,10 @@ export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow):
 /**
  * The guideids the user may read in at least one language (not deleted), as a subquery
  * for lists derived from guides (`where('docid', 'in', readableGuideIds(db, user))`):
- * guideAccess's read rule, written as SQL.
+ * the per-language read rule (guides.read-rule.ts) over every row of the guide.
  */
 export function readableGuideIds(db: Db, user: AuthUser | null) {
-  const rows = db.selectFrom('guides as g').select('g.guideid').where('g.deleted', '=', 0);
-  if (user && (isAdmin(user) || hasPrivilege(user, 'Author'))) return rows;
-  return rows.where((eb) => eb.or([
-    eb('g.public', '=', 1),
-    ...(user ? [
-      eb('g.userid', '=', user.userid),
-      eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
-      eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
-        .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
-      eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
-        .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', user.userid)),
-    ] : []),
-  ]));
+  return db.selectFrom('guides as g').select('g.guideid').where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'));
 }
 
 // ---------------------------------------------------------------- light records
