@@ -368,3 +368,133 @@ describe('token lifetime', () => {
     }
   });
 });
+
+// Privacy is per language: a guide public in `en` and private in `de` (its translation).
+// Every read that spans a guide's languages, or derives a value from other guides,
+// shows each caller only the languages they read: the owner (an Author) and Admins see
+// the `de` rows, anonymous callers and other users never do.
+describe('per-language privacy', async () => {
+  const { buildTestApp } = await import('../helpers/app.js');
+  const { makeAdmin, makeAuthor } = await import('../helpers/factories.js');
+  const { makeGuide, makePublishedGuide } = await import('../helpers/factories/guides.js');
+  const p = await buildTestApp({ config: { languages: ['en', 'de'] } });
+  afterAll(() => p.close());
+  const [owner, admin, plain, stranger] = [await makeAuthor(p), await makeAdmin(p), await makeUser(p), await makeUser(p)];
+  const ok = (res: LightMyRequestResponse, what: string) => {
+    if (res.statusCode >= 300) throw new Error(`${what}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+
+  // The guide: public in en, private in de; a step, a release, a suspended work log entry and a comment in each.
+  const en = await makePublishedGuide(p, owner, 1);
+  const de0 = ok(await p.post('/guides', { token: owner.token, body: { guideid: en.guideid, langid: 'de', type: 'replacement', category: en.category, title: 'Geheim' } }), 'translation');
+  const de = ok(await p.post(`/guides/${en.guideid}/steps?revisionid=${de0.revisionid}&langid=de`, { token: owner.token, body: { title: 'Geheimer Schritt', lines: [{ text: 'geheim' }] } }), 'step');
+  const release = async (langid: string, notes: string) => ok(await p.post('/guides/releases', { token: owner.token, body: { guideid: en.guideid, langid, type: 'major', notes } }), 'release');
+  const relEn = await release('en', 'public notes');
+  const relDe = await release('de', 'secret notes');
+  const suspended = async (who: typeof owner, langid: string) => {
+    const e = ok(await p.post('/work_log', { token: who.token, body: { guideid: en.guideid, langid } }), 'work log');
+    ok(await p.post(`/work_log/${e.entryid}/suspend`, { token: who.token }), 'suspend');
+    return e.entryid as number;
+  };
+  const entryDe = await suspended(owner, 'de');
+  const entryEn = await suspended(owner, 'en');
+  const commentDe = ok(await p.post(`/comments/guide/${en.guideid}`, { token: owner.token, body: { text: 'geheimer Kommentar', langid: 'de' } }), 'comment').commentid as number;
+  const commentEn = ok(await p.post(`/comments/guide/${en.guideid}`, { token: owner.token, body: { text: 'a public comment', langid: 'en' } }), 'comment').commentid as number;
+  const stepCommentDe = ok(await p.post(`/comments/step/${de.steps[0].stepid}`, { token: owner.token, body: { text: 'geheimer Schrittkommentar' } }), 'comment').commentid as number;
+
+  // A public guide whose one prerequisite is private, modified after it.
+  const hidden = await makeGuide(p, owner);
+  p.clock.advance(100);
+  const requiring = await makePublishedGuide(p, owner, 0, { prerequisites: [hidden.guideid] });
+  p.clock.advance(100);
+  const hiddenNow = ok(await p.patch(`/guides/${hidden.guideid}?revisionid=${hidden.revisionid}`, { token: owner.token, body: { summary: 'changed later' } }), 'edit');
+
+  const ids = (list: Array<Record<string, number>>, key: string) => list.map((x) => x[key]);
+  const callers = { anonymous: undefined, 'a User': plain.token, 'another User': stranger.token } as Record<string, string | undefined>;
+  const readers = { 'the owner': owner.token, 'an Admin': admin.token } as Record<string, string | undefined>;
+
+  // [row, request, what the de row shows in the answer, what the en row shows]
+  const ROWS: Array<[string, string, (body: any) => unknown[], boolean]> = [
+    ['GET /guides/{id}/releases', `/guides/${en.guideid}/releases`, (b) => ids(b.releases, 'releaseid'), false],
+    ['GET /guides/releases?guideid=', `/guides/releases?guideid=${en.guideid}`, (b) => ids(b.releases, 'releaseid'), false],
+    ['GET /work_log/{guideid}/suspended', `/work_log/${en.guideid}/suspended`, (b) => ids(Array.isArray(b) ? b : b.results, 'entryid'), true],
+    ['GET /work_log?guideid=', `/work_log?guideid=${en.guideid}`, (b) => ids(Array.isArray(b) ? b : b.results, 'entryid'), true],
+    ['GET /comments', '/comments?limit=200', (b) => ids(b, 'commentid'), false],
+  ];
+  const deIds: Record<string, number[]> = {
+    'GET /guides/{id}/releases': [relDe.releaseid], 'GET /guides/releases?guideid=': [relDe.releaseid],
+    'GET /work_log/{guideid}/suspended': [entryDe], 'GET /work_log?guideid=': [entryDe], 'GET /comments': [commentDe, stepCommentDe],
+  };
+  const enIds: Record<string, number[]> = {
+    'GET /guides/{id}/releases': [relEn.releaseid], 'GET /guides/releases?guideid=': [relEn.releaseid],
+    'GET /work_log/{guideid}/suspended': [], 'GET /work_log?guideid=': [], 'GET /comments': [commentEn],
+  };
+
+  for (const [name, path, listed, userOnly] of ROWS) {
+    it(`${name}: the private language is left out for those who do not read it, listed for those who do`, async () => {
+      for (const [who, token] of Object.entries(callers)) {
+        if (userOnly && token === undefined) continue;
+        const res = await p.get(path, { token });
+        expect(res.statusCode, `${who}: ${res.body}`).toBe(200);
+        const seen = listed(res.json());
+        for (const id of deIds[name]) expect(seen, `${who} sees a row of the private language`).not.toContain(id);
+        for (const id of enIds[name]) expect(seen, `${who} misses a row of the public language`).toContain(id);
+      }
+      for (const [who, token] of Object.entries(readers)) {
+        const seen = listed(ok(await p.get(path, { token }), `${name} as ${who}`));
+        for (const id of [...deIds[name], ...(userOnly ? [] : enIds[name])]) expect(seen, `${who} misses ${id}`).toContain(id);
+      }
+    });
+  }
+
+  it('GET /work_log/{entryid} and GET /comments/{id} of the private language: refused to anonymous callers and others, 200 to the owner', async () => {
+    expect((await p.get(`/work_log/${entryDe}`, { token: plain.token })).statusCode).toBe(403);
+    expect((await p.get(`/work_log/${entryDe}`, { token: owner.token })).statusCode).toBe(200);
+    expect((await p.get(`/work_log/${entryEn}`, { token: plain.token })).statusCode).toBe(200);
+    for (const id of [commentDe, stepCommentDe]) {
+      expect([401, 403]).toContain((await p.get(`/comments/${id}`)).statusCode);
+      expect((await p.get(`/comments/${id}`, { token: plain.token })).statusCode).toBe(403);
+      expect((await p.get(`/comments/${id}`, { token: owner.token })).statusCode).toBe(200);
+    }
+    expect((await p.get(`/comments/${commentEn}`)).statusCode).toBe(200);
+    // nor may others write into the private language
+    const written = await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the private language', langid: 'de' } });
+    expect(written.statusCode).toBe(403);
+    expect((await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the public language', langid: 'en' } })).statusCode).toBe(201);
+  });
+
+  it('a private prerequisite counts for no one who cannot read it, in the record, the list and the cache, whoever read first', async () => {
+    const record = (token?: string) => p.get(`/guides/${requiring.guideid}`, { token });
+    const listed = async (token?: string) => ok(await p.get(`/guides?guideids=${requiring.guideid}`, { token }), 'list')[0];
+    for (const round of [1, 2]) {
+      // the second round is answered from the cache
+      for (const token of [owner.token, admin.token]) {
+        const full = ok(await record(token), 'record');
+        expect(full.prereq_modified_date, `round ${round}`).toBe(hiddenNow.modified_date);
+        expect(full.prerequisites.map((x: any) => x.guideid)).toEqual([hidden.guideid]);
+        expect((await listed(token)).prereq_modified_date).toBe(hiddenNow.modified_date);
+      }
+      for (const token of [undefined, plain.token]) {
+        const full = ok(await record(token), 'record');
+        expect(full.prereq_modified_date, `round ${round}`).toBe(0);
+        expect(full.prerequisites).toEqual([]);
+        expect((await listed(token)).prereq_modified_date).toBe(0);
+      }
+    }
+    // A new language of a prerequisite shows at once in a cached record of that language.
+    const pre = await makePublishedGuide(p, owner);
+    const deGuide = ok(await p.post('/guides', { token: owner.token, body: { guideid: requiring.guideid, langid: 'de', type: 'replacement', category: pre.category, title: 'Braucht', public: true, prerequisites: [pre.guideid] } }), 'translation');
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => x.locale)).toEqual(['en']);
+    // written by hand, as any writer may (the database's triggers keep the cache right)
+    const preRow = await p.db.selectFrom('guides').selectAll().where('guideid', '=', pre.guideid).where('langid', '=', 'en').executeTakeFirstOrThrow();
+    await p.db.insertInto('guides').values({ ...preRow, langid: 'de', title: 'Vorher', cache_stamp: 0 }).execute();
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => [x.locale, x.title])).toEqual([['de', 'Vorher']]);
+    // Naming a private guide one does not read as a prerequisite is as naming none.
+    const mine = await makePublishedGuide(p, owner);
+    ok(await p.put(`/guides/${mine.guideid}/users/${plain.userid}`, { token: owner.token }), 'collaborator');
+    const named = await p.patch(`/guides/${mine.guideid}?revisionid=${mine.revisionid}`, { token: plain.token, body: { prerequisites: [hidden.guideid] } });
+    expect(named.statusCode, named.body).toBe(422);
+    expect(named.json().errors[0]).toMatchObject({ field: 'prerequisites[0]', message: `There is no guide ${hidden.guideid}.` });
+  });
+});

@@ -46,14 +46,14 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'List comments, ordered by commentid',
-      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: threads in which the comment or a reply was created at or after that time (a new reply brings its thread back); `modifiedSince`: threads in which the comment or a reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides that are private or deleted (and on their steps) are listed only to Authors and Admins.',
+      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: threads in which the comment or a reply was created at or after that time (a new reply brings its thread back); `modifiedSince`: threads in which the comment or a reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides (and their steps) are listed to those who read the guide in the comment\'s language (private languages to their owner, collaborators, contributors, Authors and Admins); on deleted guides, only to Authors and Admins.',
       querystring: CommentListQuery,
       response: { 200: Type.Array(Comment), ...errorResponses(422) },
     },
   }, async (request) => {
     const q = request.query;
     let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
-    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query);
+    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query, request.user);
     if (q.context) query = query.where('c.context', '=', q.context);
     if (q.langid) query = query.where('c.langid', '=', q.langid);
     // A thread is listed whole, so both filters look at the whole thread: the comment or
@@ -88,7 +88,8 @@ export async function commentsRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const row = await existing(request.params.commentid);
     if (row.context === 'guide' || row.context === 'step') {
-      const target = await resolveContext(db, row.context, row.contextid, config.languages[0]);
+      // A guide comment is read as the guide in the comment's language is (the read rule is per language).
+      const target = await resolveContext(db, row.context, row.contextid, row.langid);
       // A comment whose guide is deleted reads as gone, as the guide does.
       if (!target) throw notFound('Comment');
       await requireContextRead(db, request.user, target);
@@ -124,6 +125,11 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const explicit = b.langid ?? b.langId;
     if (explicit !== undefined && !config.languages.includes(explicit)) throw invalidField(b.langid !== undefined ? 'langid' : 'langId', `The language must be one of the site's: ${config.languages.join(', ')}.`);
     const langid = explicit ?? parent?.langid ?? target.langid;
+    // A guide comment is read as the guide in the comment's language: it is written so too.
+    if (context === 'guide' && langid !== target.langid) {
+      const inLanguage = await resolveContext(db, context, contextid, langid);
+      if (inLanguage) await requireContextRead(db, user, inLanguage);
+    }
     if (b.media?.length) await checkMediaRefs(db, user, b.media.map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })));
     const now = clock.now();
     const commentid = await db.transaction().execute(async (trx) => {

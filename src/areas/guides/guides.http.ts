@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { conflict, forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import type { Db, GuideAccess, GuideRow } from './guides.queries.js';
-import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById, visiblePrerequisites } from './guides.queries.js';
+import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById } from './guides.queries.js';
 import { commitGuideRevision, lockGuide, StaleRevision } from './guides.service.js';
 import { NothingToChange } from '../content/revisions.js';
 
@@ -62,17 +62,17 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
       if (!step) throw notFound('Step');
       throw conflict(step);
     }
-    const current = await fullGuideRecord(app.db, app.config, guideid, langid);
+    const current = await fullGuideRecord(app.db, app.config, guideid, langid, ctx.user);
     if (!current) throw notFound('Guide');
-    throw conflict(visiblePrerequisites(current, ctx.user));
+    throw conflict(current);
   }
 }
 
 /** The full record of a guide after a change, as the caller may see it. */
 export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
-  const record = await fullGuideRecord(app.db, app.config, ctx.row.guideid, ctx.row.langid);
+  const record = await fullGuideRecord(app.db, app.config, ctx.row.guideid, ctx.row.langid, ctx.user);
   if (!record) throw notFound('Guide');
-  return visiblePrerequisites(record, ctx.user);
+  return record;
 }
 
 /** The path (`lines[2].text`) of the first string holding a NUL character, or null. */

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Order } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
-import { hasPrivilege, isAdmin, requireRole, requireUser } from '../../http/auth.js';
+import { hasPrivilege, isAdmin, requireRole, requireUser, type AuthUser } from '../../http/auth.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
@@ -34,34 +34,34 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
 
   // ---- a user's guides
   const ListQuery = Type.Object({ ...Paging, order: Type.Optional(Order) });
-  async function contributed(userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
+  async function contributed(viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     let sel = lightSelect(db).where('g.deleted', '=', 0)
       .where((eb) => eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
         .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', userid)));
     if (!withPrivate) sel = sel.where('g.public', '=', 1);
     const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, viewer);
   }
   app.get('/user/guides', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'Guides the logged-in user contributed to', description: 'Every guide the user created or edited (private ones too), ordered by guideid.', querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => contributed(requireUser(request).userid, true, request.query));
+  }, async (request) => contributed(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/guides', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'Guides a user contributed to', description: 'Public ones; the user themself and Admins also see private ones. Ordered by guideid.', params: UseridParam, querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return contributed(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return contributed(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
 
   // ---- completions and favorites: one table each, the same shape
-  const marked = (table: 'guide_completions' | 'guide_favorites') => async (userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
+  const marked = (table: 'guide_completions' | 'guide_favorites') => async (viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
     let sel = lightSelect(db).innerJoin(`${table} as m`, (j) => j.onRef('m.guideid', '=', 'g.guideid').onRef('m.langid', '=', 'g.langid'))
       .where('m.userid', '=', userid).where('g.deleted', '=', 0);
     if (!withPrivate) sel = sel.where('g.public', '=', 1);
     const rows = await sel.orderBy('m.date', 'desc').orderBy('g.guideid', 'desc').orderBy('g.langid').limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, viewer);
   };
   const completions = marked('guide_completions');
   const favorites = marked('guide_favorites');
@@ -70,24 +70,24 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   app.get('/user/completions', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'Guides the logged-in user completed', description: 'Newest completion first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => completions(requireUser(request).userid, true, request.query));
+  }, async (request) => completions(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/completions', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'Guides a user completed', description: 'Newest completion first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return completions(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return completions(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
   app.get('/user/favorites/guides', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'The logged-in user\'s favorite guides', description: 'Newest favorite first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => favorites(requireUser(request).userid, true, request.query));
+  }, async (request) => favorites(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/favorites/guides', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'A user\'s favorite guides', description: 'Newest favorite first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return favorites(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return favorites(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
 
   async function mark(table: 'guide_completions' | 'guide_favorites', on: boolean, request: FastifyRequest, guideid: number, langid: string | undefined) {
@@ -230,12 +230,12 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
           : (await trx.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).executeTakeFirst()).numDeletedRows;
         if (Number(changed ?? 0) === 0) throw new NothingToChange();
       });
-      return (await lightOne(db, ctx.row.guideid, ctx.row.langid))!;
+      return (await lightOne(db, ctx.row.guideid, ctx.row.langid, ctx.user))!;
     });
   }
 
-  async function lightOne(d: Db, guideid: number, langid: string) {
+  async function lightOne(d: Db, guideid: number, langid: string, viewer: AuthUser | null) {
     const rows = await lightSelect(d).where('g.guideid', '=', guideid).where('g.langid', '=', langid).execute();
-    return (await lightGuideRecords(d, config, rows))[0];
+    return (await lightGuideRecords(d, config, rows, viewer))[0];
   }
 }

@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { NothingToChange } from '../content/revisions.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
-import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
+import { buildFullRecord, buildFullRecordFor, findGuideRow, guideAccess, lightGuidePage, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { recordView } from '../view-history/view-history.recorder.js';
@@ -52,7 +52,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!request.user) throw unauthorized('includePrivate needs an Admin.');
       if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
     }
-    return q.includePrivate ? listPage() : sendCachedList(app, reply, `guides ${JSON.stringify(q)}`, listPage);
+    return q.includePrivate ? (await listPage()).records : sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage);
     async function listPage() {
     let sel = lightSelect(db).where('g.deleted', '=', 0);
     if (!q.includePrivate) sel = sel.where('g.public', '=', 1);
@@ -66,7 +66,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     if (q.langid !== undefined) sel = sel.where('g.langid', '=', q.langid);
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuidePage(db, config, rows, request.user);
     }
   });
 
@@ -84,7 +84,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const rows = await lightSelect(db).innerJoin('guide_flags as f', 'f.guideid', 'g.guideid')
       .where('f.flagid', '=', 'GUIDE_STARRED').where('g.deleted', '=', 0).where('g.public', '=', 1)
       .orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(limit).offset(offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, request.user);
   });
 
   app.get('/guides/:guideid', {
@@ -101,11 +101,11 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
     let answer;
     if (request.query.revisionid === undefined || request.query.revisionid === ctx.row.revisionid) {
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecord(db, config, await loadCurrentSource(db, ctx.row)));
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user));
     } else {
       const source = await loadRevisionSource(db, ctx.row, request.query.revisionid);
       if (!source) throw notFound('Revision');
-      answer = visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+      answer = await buildFullRecord(db, config, source, request.user);
     }
     recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
     return answer;
@@ -141,7 +141,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       throw err;
     }
     const row = await findGuideRow(db, config, guideid, langid);
-    return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!)));
+    return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!), request.user));
   });
 
   app.patch('/guides/:guideid', {

@@ -12,6 +12,8 @@ import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import { guideRowReadable } from './guides.read-rule.js';
+import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 
 /** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
 export class StaleRevision extends Error {
@@ -85,7 +87,7 @@ async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
     const images = await trx.selectFrom('guide_step_images').select('imageid').where('stepid', '=', stepid).orderBy('orderby').execute();
     media = { type: 'image', imageids: images.map((i) => i.imageid) };
   }
-  return { title: step.title, lines, media };
+  return { title: step.title, lines, media, fields: fieldIdsOf(step.fields) };
 }
 
 /** Keeps the step's current state as a new step revision; returns its revisionid. */
@@ -187,7 +189,8 @@ export async function validateGuideFields(db: Db, user: AuthUser, b: GuideFields
   if (b.prerequisites !== undefined) {
     prerequisites = [...new Set(b.prerequisites)];
     const existing = prerequisites.length
-      ? new Set((await db.selectFrom('guides').select('guideid').where('guideid', 'in', prerequisites).where('deleted', '=', 0).execute()).map((r) => r.guideid))
+      // Only guides the caller reads in some language: another's private guide is as unknown as a missing one.
+      ? new Set((await db.selectFrom('guides as g').select('g.guideid').where('g.guideid', 'in', prerequisites).where('g.deleted', '=', 0).where(guideRowReadable(user, 'g')).execute()).map((r) => r.guideid))
       : new Set<number>();
     b.prerequisites.forEach((id, i) => {
       if (current && id === current.guideid) errors.push({ field: `prerequisites[${i}]`, code: 'invalid_value', message: 'A guide cannot be its own prerequisite.', index: i });
@@ -367,7 +370,7 @@ export async function moveStep(trx: Db, guideid: number, langid: string, stepid:
   await writeStepOrder(trx, order);
 }
 
-export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues }
+export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues; fields?: FieldValues[] }
 
 /** Inserts a step at its position and keeps its first revision; returns the stepid. */
 export async function insertStep(trx: Db, guideid: number, langid: string, userid: number | null, now: number, s: NewStep): Promise<number> {
@@ -376,6 +379,7 @@ export async function insertStep(trx: Db, guideid: number, langid: string, useri
   }).returning('stepid').executeTakeFirstOrThrow();
   await writeLines(trx, row.stepid, s.lines);
   await writeMedia(trx, row.stepid, s.media);
+  if (s.fields?.length) await writeFields(trx, row.stepid, s.fields, now);
   await moveStep(trx, guideid, langid, row.stepid, s.orderby ?? Number.MAX_SAFE_INTEGER);
   await commitStepRevision(trx, row.stepid, guideid, langid, userid, now, 'create');
   return row.stepid;

@@ -13,7 +13,8 @@ export async function categoryGuides(db: Kysely<Database>, config: Config, categ
   const rows = await lightSelect(db)
     .where('g.category', '=', category).where('g.langid', '=', langid).where('g.public', '=', 1).where('g.deleted', '=', 0)
     .orderBy('g.guideid').limit(page.limit).offset(page.offset).execute();
-  return lightGuideRecords(db, config, rows);
+  // Public rows only: derived values count what an anonymous reader reads.
+  return lightGuideRecords(db, config, rows, null);
 }
 
 /** Titles of the categories that hold at least one public guide. */

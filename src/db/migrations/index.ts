@@ -19,6 +19,8 @@ import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
+import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
+import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -39,4 +41,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1300_media_storage': mediaStorage,
   '2026_11_23_1600_unknown_guide_flags': unknownGuideFlags,
   '2026_11_23_1610_search_diacritics': searchDiacritics,
+  '2026_11_23_1500_form_fields_work_log': formFieldsWorkLog,
+  '2026_11_23_1510_guide_cache_new_language': guideCacheNewLanguage,
 };
