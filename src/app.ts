@@ -22,6 +22,7 @@ import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
 import { applySecurityHeaders, registerSecurityHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
+import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
 
 export const BASE_PATH = '/api/2.0';
@@ -126,7 +127,7 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('dbHandle', handle);
   app.decorate('config', config);
   app.decorate('clock', clock);
-  const jobs = new JobWorker(handle.db, clock, app.log, config.jobPollMs, config.jobLeaseSeconds);
+  const jobs = new JobWorker(handle.db, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
 
   app.addHook('onSend', async (request, reply) => {
@@ -161,7 +162,10 @@ export async function buildApp(options: BuildAppOptions) {
   }
 
   app.addHook('onClose', async () => {
+    // Cancels the jobs in hand (their programs are killed with their process groups)...
     await jobs.stop();
+    // ...and ends any program still running (none should be), so that nothing is orphaned.
+    await stopAllPrograms();
   });
   return app;
 }

@@ -2,6 +2,7 @@
 // The README's configuration table lists the same names; keep the two in step.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { trimEndChar } from './strings.js';
 
 export interface Config {
   port: number;
@@ -9,7 +10,7 @@ export interface Config {
   dataDir: string;
   /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://...` */
   databaseUrl: string;
-  /** App ids accepted in `X-App-Id` on register and login; empty: none required. */
+  /** App ids accepted in `X-App-Id` on register and login; empty: none required (public registration needs some). */
   appIds: string[];
   publicRegistration: boolean;
   /** Lifetime of an auth token, in seconds. */
@@ -48,6 +49,8 @@ export interface Config {
   jobPollMs: number;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
   jobLeaseSeconds: number;
+  /** Jobs run at once per lane in one process: media work (video encodes), mail, everything else (purges). */
+  jobConcurrency: { media: number; mail: number; other: number };
   /** Guide types the site accepts. */
   guideTypes: string[];
   /** Largest media upload of any kind (the body limit of POST /user/media/uploads), in bytes. */
@@ -64,11 +67,35 @@ export interface Config {
   imageMaxPixels: number;
   /** Largest image an edit may produce (width x height). */
   imageMaxEditPixels: number;
+  /** Bearer token that may read /metrics; empty: loopback callers only. */
+  metricsToken: string;
+  /** The key of signed media URLs (HMAC); empty: a random key kept in DATA_DIR/media-url.key. */
+  mediaUrlSecret: string;
+  /** How long a signed media URL works at least, in seconds (at most twice as long). */
+  mediaUrlTtl: number;
+  /** Bytes a user's media (originals, variants, encodings) may take; 0: no limit. */
+  mediaQuotaBytes: number;
+  /** The same for Admins; 0: no limit. */
+  mediaAdminQuotaBytes: number;
+  /** Uploads (and image edits) a user may make per hour; 0: no limit. Admins: no limit. */
+  mediaUploadsPerHour: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
-  /** Bearer token that may read /metrics; empty: loopback callers only. */
-  metricsToken: string;
+  /** Longest a video may last, in seconds; longer ones are refused before any encode. */
+  videoMaxSeconds: number;
+  /** Largest width or height of a video, in pixels. */
+  videoMaxDimension: number;
+  /** Most streams (video, audio, subtitles...) in a video file. */
+  videoMaxStreams: number;
+  /** Wall-clock limit of one ffprobe run, in milliseconds. */
+  videoProbeTimeoutMs: number;
+  /** Wall-clock limit of one ffmpeg run (an encoding, the poster), in milliseconds. */
+  videoEncodeTimeoutMs: number;
+  /** Most bytes an ffprobe answer may have (more: the file is refused). */
+  videoProbeMaxOutputBytes: number;
+  /** Largest encoding ffmpeg may write, in bytes (ffmpeg's -fs); a bigger one fails the video. */
+  videoEncodeMaxBytes: number;
   /** A LibreTranslate server for machine translation of display titles; empty: none (texts stay as they are). */
   libreTranslateUrl: string;
   libreTranslateApiKey: string;
@@ -111,22 +138,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const cors = list(env.CORS_ORIGINS);
   const languages = list(env.LANGUAGES);
+  const publicRegistration = bool(env.PUBLIC_REGISTRATION, false);
+  const appIds = list(env.APP_IDS);
+  // The specification: with public registration, register and login must carry an app id.
+  if (publicRegistration && appIds.length === 0) throw new Error('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
+  const guideCacheTtl = int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300);
   return {
     port,
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
-    appIds: list(env.APP_IDS),
-    publicRegistration: bool(env.PUBLIC_REGISTRATION, false),
+    appIds,
+    publicRegistration,
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: bool(env.SEED_DEMO, true),
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
     guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 64),
-    guideCacheTtl: int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300),
+    guideCacheTtl,
     adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || '',
     passwordHashCost: int('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, 15),
@@ -136,6 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...requestTimeouts(env),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
+    jobConcurrency: {
+      media: Math.max(1, int('JOB_MEDIA_CONCURRENCY', env.JOB_MEDIA_CONCURRENCY, 1)),
+      mail: Math.max(1, int('JOB_MAIL_CONCURRENCY', env.JOB_MAIL_CONCURRENCY, 2)),
+      other: Math.max(1, int('JOB_OTHER_CONCURRENCY', env.JOB_OTHER_CONCURRENCY, 1)),
+    },
     guideTypes: list(env.GUIDE_TYPES).length ? list(env.GUIDE_TYPES) : DEFAULT_GUIDE_TYPES,
     mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
     mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
@@ -144,10 +181,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageQueueSize: int('IMAGE_QUEUE_SIZE', env.IMAGE_QUEUE_SIZE, 16),
     imageMaxPixels: Math.max(1, int('IMAGE_MAX_PIXELS', env.IMAGE_MAX_PIXELS, 120_000_000)),
     imageMaxEditPixels: Math.max(1, int('IMAGE_MAX_EDIT_PIXELS', env.IMAGE_MAX_EDIT_PIXELS, 40_000_000)),
+    metricsToken: env.METRICS_TOKEN || '',
+    mediaUrlSecret: env.MEDIA_URL_SECRET || '',
+    // A cached guide record holds signed URLs: they must outlive it.
+    mediaUrlTtl: Math.max(1, guideCacheTtl, int('MEDIA_URL_TTL', env.MEDIA_URL_TTL, 3600)),
+    mediaQuotaBytes: int('MEDIA_QUOTA_BYTES', env.MEDIA_QUOTA_BYTES, 1024 * 1024 * 1024),
+    mediaAdminQuotaBytes: int('MEDIA_ADMIN_QUOTA_BYTES', env.MEDIA_ADMIN_QUOTA_BYTES, 0),
+    mediaUploadsPerHour: int('MEDIA_UPLOADS_PER_HOUR', env.MEDIA_UPLOADS_PER_HOUR, 60),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
-    metricsToken: env.METRICS_TOKEN || '',
-    libreTranslateUrl: (env.LIBRETRANSLATE_URL || '').replace(/\/+$/, ''),
+    videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),
+    videoMaxDimension: Math.max(16, int('VIDEO_MAX_DIMENSION', env.VIDEO_MAX_DIMENSION, 4096)),
+    videoMaxStreams: Math.max(1, int('VIDEO_MAX_STREAMS', env.VIDEO_MAX_STREAMS, 8)),
+    videoProbeTimeoutMs: Math.max(1, int('VIDEO_PROBE_TIMEOUT_MS', env.VIDEO_PROBE_TIMEOUT_MS, 30_000)),
+    videoEncodeTimeoutMs: Math.max(1, int('VIDEO_ENCODE_TIMEOUT_MS', env.VIDEO_ENCODE_TIMEOUT_MS, 2 * 3600_000)),
+    videoProbeMaxOutputBytes: Math.max(1024, int('VIDEO_PROBE_MAX_OUTPUT_BYTES', env.VIDEO_PROBE_MAX_OUTPUT_BYTES, 1024 * 1024)),
+    videoEncodeMaxBytes: Math.max(1024 * 1024, int('VIDEO_ENCODE_MAX_BYTES', env.VIDEO_ENCODE_MAX_BYTES, 2 * 1024 * 1024 * 1024)),
+    libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
   };
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
-import type { JobHandler } from '../jobs/queue.js';
+import type { JobHandler, JobType } from '../jobs/queue.js';
 
 /** What the demo seeders share: each adds what it made, the next builds on it. */
 export interface DemoContext {
@@ -27,6 +27,6 @@ export interface Area {
   publicRoutes?: (app: FastifyInstance) => Promise<void>;
   /** Loads the area's demo content; runs once, in the order of `areas`. */
   seedDemo?: (ctx: DemoContext) => Promise<void>;
-  /** Background job handlers by type. */
-  jobs?: (config: Config) => Record<string, JobHandler>;
+  /** Background job handlers by type (a bare handler runs in the `other` lane). */
+  jobs?: (config: Config) => Record<string, JobHandler | JobType>;
 }

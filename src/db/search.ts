@@ -44,8 +44,16 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
     await sql`create index search_docs_tsv on search_docs using gin (tsv)`.execute(db);
     return;
   }
-  await sql`create virtual table search_fts using fts5(title, body, content='search_docs', content_rowid='id',
-    tokenize='unicode61 remove_diacritics 2', prefix='1 2 3')`.execute(db);
+  await createSqliteFts(db, 'unicode61 remove_diacritics 2');
+}
+
+/**
+ * SQLite: the FTS5 table over search_docs with `tokenize`, its triggers, and its index
+ * built from the rows search_docs holds. (Used by migrations: frozen.)
+ */
+export async function createSqliteFts(db: Kysely<any>, tokenize: string): Promise<void> {
+  await sql.raw(`create virtual table search_fts using fts5(title, body, content='search_docs', content_rowid='id',
+    tokenize='${tokenize}', prefix='1 2 3')`).execute(db);
   await sql`create trigger search_docs_ai after insert on search_docs begin
     insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
   await sql`create trigger search_docs_ad after delete on search_docs begin
@@ -53,6 +61,13 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
   await sql`create trigger search_docs_au after update of title, body on search_docs begin
     insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
     insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+  await sql`insert into search_fts(search_fts) values ('rebuild')`.execute(db);
+}
+
+/** SQLite: removes the FTS5 table and its triggers (search_docs stays). */
+export async function dropSqliteFts(db: Kysely<any>): Promise<void> {
+  for (const suffix of ['ai', 'ad', 'au']) await sql.raw(`drop trigger if exists search_docs_${suffix}`).execute(db);
+  await sql`drop table if exists search_fts`.execute(db);
 }
 
 export async function dropSearchIndex(db: Kysely<any>): Promise<void> {
@@ -171,70 +186,84 @@ export interface SearchHit {
   tier: number;
 }
 
-/** Candidates taken from the index per tier (more for deep pages); see searchDocs. */
+/** Candidates taken from the index per tier (more for deep pages, at most MAX_CANDIDATES); see searchDocs. */
 const CANDIDATES = 200;
+const MAX_CANDIDATES = 5000;
+
+/** Code point order (UTF-8 byte order), the same whatever a database's collation. */
+const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
- * Documents matching every word of `text` as a prefix, best first: titles that start
- * with the query, then titles containing every word, then the rest (body, comments);
- * within a tier by relevance (PostgreSQL's ts_rank; none on SQLite), then shorter
- * titles. One hit per target document, and only targets that are themselves indexed
- * and visible.
+ * Documents matching every word of `text` as a prefix, in one explicit order, the same
+ * on both databases:
+ *
+ *  1. tier: titles that start with the query (case-insensitively), then titles holding
+ *     every word as a word prefix, then the rest (bodies, comments);
+ *  2. shorter titles first (in characters);
+ *  3. title, by code point;
+ *  4. type (guide, user, wiki...), then id, then langid.
+ *
+ * One hit per target document, and only targets that are themselves indexed and visible.
+ * Matching is case-insensitive and diacritic-sensitive on both databases (`e` does not
+ * find `é`; SQLite's index stopped folding them in migration 1610).
  *
  * Bounded at any size: each tier takes at most CANDIDATES matching rows from the index
- * (titles starting with the query, titles holding every word, anything), and only those
- * are ranked. A short prefix can match a large part of the index (`con` matched 140 000
- * of 1.4 million rows at 100 000 guides); ranking every match took seconds. Past the
- * candidates, a tier's order is the index's, not relevance: acceptable for a suggester,
- * whose first tier rarely holds more than a few hundred titles.
+ * (more for deep pages, up to MAX_CANDIDATES), and only those are ranked. A short prefix
+ * can match a large part of the index (`con` matched 140 000 of 1.4 million rows at
+ * 100 000 guides); ranking every match took seconds. Past the candidates, which rows a
+ * tier holds is the index's choice: acceptable for a suggester, whose first tier rarely
+ * holds more than a few hundred titles.
  */
 export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }): Promise<SearchHit[]> {
   const tokens = searchTokens(text);
   if (tokens.length === 0 || filter.targets.length === 0) return [];
-  const like = likeEscape(text.trim().toLowerCase()) + '%';
+  const prefix = text.trim().toLowerCase();
+  const like = likeEscape(prefix) + '%';
   const types = [...new Set(filter.targets.map((t) => t.type))];
-  const cap = Math.max(CANDIDATES, (page.offset + page.limit) * 5);
+  const cap = Math.min(MAX_CANDIDATES, Math.max(CANDIDATES, (page.offset + page.limit) * 5));
   const targetFilter = sql.join(filter.targets.map((t) => t.namespaces
     ? sql`(t.kind = ${t.type} and t.namespace in (${sql.join(t.namespaces)}))`
     : sql`t.kind = ${t.type}`), sql` or `);
   const langFilter: RawBuilder<unknown> = filter.langids ? sql`and d.target_langid in (${sql.join(filter.langids)})` : sql``;
   const rowFilter = sql`d.target_type in (${sql.join(types)}) and d.visible = 1 ${langFilter}`;
 
-  let hits: RawBuilder<unknown>;
+  // The candidates: row ids of search_docs, each with the tier query that found it.
+  let candidates: RawBuilder<unknown>;
   if (isPostgres(db)) {
     const query = tokens.map((t) => `${t}:*`).join(' & ');
     const titleQuery = tokens.map((t) => `${t}:*A`).join(' & ');
     const tier = (where: RawBuilder<unknown>, n: number) => sql`(select d.id, ${n}::int as t from search_docs d where ${where} and ${rowFilter} limit ${cap})`;
-    hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
-        min(case when lower(d.title) like ${like} escape '\\' then 0 when c.t <= 1 then 1 else 2 end) as tier,
-        -max(ts_rank(d.tsv, to_tsquery('simple', ${query}))) as score
-      from (${tier(sql`lower(d.title) like ${like} escape '\\'`, 0)}
-        union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, 1)}
-        union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${query})`, 2)}) c
-      join search_docs d on d.id = c.id
-      group by d.target_type, d.target_id, d.target_langid`;
+    candidates = sql`${tier(sql`lower(d.title) like ${like} escape '\\'`, 0)}
+      union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, 1)}
+      union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${query})`, 2)}`;
   } else {
     const match = tokens.map((t) => `"${t}"*`).join(' ');
     const titleMatch = `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`;
     // FTS5: ^ anchors the phrase at the column's first token; * makes its last token a prefix.
     const startMatch = `title : ^"${tokens.join(' ')}"*`;
-    // No bm25 here: for a prefix term it reads the whole prefix's doclist to weigh it
-    // (3 to 10 times the cost of the query at 100 000 guides); within a tier, shorter
-    // titles come first instead.
-    const tier = (expr: string, n: number) => sql`select * from (select f.rowid as id, ${n} as t, 0 as score
+    const tier = (expr: string, n: number) => sql`select * from (select f.rowid as id, ${n} as t
       from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${expr} and ${rowFilter} limit ${cap})`;
-    hits = sql`select d.target_type as type, d.target_id as id, d.target_langid as langid,
-        min(case when lower(d.title) like ${like} escape '\\' then 0 when c.t <= 1 then 1 else 2 end) as tier,
-        min(c.score) as score
-      from (${tier(startMatch, 0)} union all ${tier(titleMatch, 1)} union all ${tier(match, 2)}) c
-      join search_docs d on d.id = c.id
-      group by d.target_type, d.target_id, d.target_langid`;
+    candidates = sql`${tier(startMatch, 0)} union all ${tier(titleMatch, 1)} union all ${tier(match, 2)}`;
   }
-  const rows = await sql<SearchHit>`with hits as (${hits})
-    select h.type, h.id, h.langid, h.tier from hits h
-    join search_docs t on t.kind = h.type and t.docid = h.id and t.langid = h.langid and t.visible = 1
-    where ${targetFilter}
-    order by h.tier, h.score, length(t.title), t.title, h.id
-    limit ${page.limit} offset ${page.offset}`.execute(db);
-  return rows.rows.map((r) => ({ type: r.type, id: Number(r.id), langid: r.langid, tier: Number(r.tier) }));
+  const rows = await sql<{ type: string; id: number; langid: string; t: number; hit_title: string; title: string }>`
+    select d.target_type as type, d.target_id as id, d.target_langid as langid, c.t as t, d.title as hit_title, t.title as title
+    from (${candidates}) c
+    join search_docs d on d.id = c.id
+    join search_docs t on t.kind = d.target_type and t.docid = d.target_id and t.langid = d.target_langid and t.visible = 1
+    where ${targetFilter}`.execute(db);
+
+  // The ranking, in one place for both databases (their collations and folding differ).
+  const hits = new Map<string, SearchHit & { title: string }>();
+  for (const r of rows.rows) {
+    const tier = r.hit_title.toLowerCase().startsWith(prefix) ? 0 : Number(r.t) <= 1 ? 1 : 2;
+    const key = `${r.type}\u0000${r.id}\u0000${r.langid}`;
+    const seen = hits.get(key);
+    if (!seen) hits.set(key, { type: r.type, id: Number(r.id), langid: r.langid, tier, title: r.title });
+    else seen.tier = Math.min(seen.tier, tier);
+  }
+  return [...hits.values()]
+    .sort((a, b) => a.tier - b.tier || [...a.title].length - [...b.title].length || byCodePoints(a.title, b.title)
+      || byCodePoints(a.type, b.type) || a.id - b.id || byCodePoints(a.langid, b.langid))
+    .slice(page.offset, page.offset + page.limit)
+    .map(({ type, id, langid, tier }) => ({ type, id, langid, tier }));
 }

@@ -2,11 +2,12 @@
 // without it refuses to register. The token is resolved once per request, in onRequest,
 // so that an unauthenticated request is refused before its body is even validated.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import { TransactionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from './errors.js';
 import { hashToken } from './passwords.js';
+import { isPostgres } from '../db/helpers.js';
 
 export const PRIVILEGES = ['Admin', 'Author', 'Moderator', 'User'] as const;
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -73,22 +74,121 @@ export function requireSelfOrAdmin(request: FastifyRequest, userid: number): Aut
   return user;
 }
 
+/** The token of an Authorization header; undefined when there is none (an empty header is none: what a logged-out client sends), null when it is malformed. */
 function tokenFrom(header: string | undefined): string | null | undefined {
-  if (header === undefined) return undefined;
+  if (header === undefined || header.trim() === '') return undefined;
   const m = /^\s*(api|bearer)\s+(\S+)\s*$/i.exec(header);
   return m ? m[2] : null;
 }
 
-export async function resolveToken(db: Kysely<Database>, token: string, now: number): Promise<AuthUser | null> {
-  const hash = hashToken(token);
-  const row = await db
+interface TokenRow {
+  expires_date: number;
+  revoked_date: number | null;
+  enabled: number;
+  banned: number;
+  token_version: number;
+  user_version: number;
+  impersonated_by: number | null;
+  impersonator_privileges: string | null;
+  impersonator_enabled: number | null;
+  impersonator_banned: number | null;
+}
+
+/**
+ * The token rules, all in one place (README, "Tokens and accounts"). A token works while
+ * it is neither revoked nor expired, its account is enabled and not banned, it carries
+ * the account's current credentials version (a password change or reset that committed
+ * after the token's password was checked ends it), and, when it was made by
+ * impersonation, its impersonator is still an enabled, unbanned Admin.
+ */
+function tokenWorks(row: TokenRow, now: number): boolean {
+  if (row.revoked_date !== null || row.expires_date <= now) return false;
+  if (!row.enabled || row.banned > 0) return false;
+  if (row.token_version !== row.user_version) return false;
+  if (row.impersonated_by === null) return true;
+  return row.impersonator_enabled === 1 && !(Number(row.impersonator_banned) > 0) && parsePrivileges(row.impersonator_privileges ?? '').includes('Admin');
+}
+
+/**
+ * The user a token (by its hash) stands for, or null when it does not work. One query,
+ * whatever the token: the impersonator comes along in the same lookup. With `lock`
+ * (PostgreSQL; SQLite serializes write transactions anyway) the token's row stays
+ * share-locked until the transaction ends, so a logout waits for it rather than slipping
+ * in before it commits. (Only the token's row: the transaction may go on to write the
+ * user's, and two uploads upgrading a shared lock on it would deadlock.)
+ */
+async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock = false): Promise<AuthUser | null> {
+  let q = db
     .selectFrom('tokens')
     .innerJoin('users', 'users.userid', 'tokens.userid')
-    .select(['users.userid', 'users.username', 'users.privileges', 'users.enabled', 'users.banned', 'tokens.expires_date', 'tokens.revoked_date', 'tokens.impersonated_by'])
-    .where('tokens.token_hash', '=', hash)
-    .executeTakeFirst();
-  if (!row || row.revoked_date !== null || row.expires_date <= now || !row.enabled || row.banned > 0) return null;
+    .leftJoin('users as impersonator', 'impersonator.userid', 'tokens.impersonated_by')
+    .select([
+      'users.userid', 'users.username', 'users.privileges', 'users.enabled', 'users.banned', 'users.credentials_version as user_version',
+      'tokens.expires_date', 'tokens.revoked_date', 'tokens.impersonated_by', 'tokens.credentials_version as token_version',
+      'impersonator.privileges as impersonator_privileges', 'impersonator.enabled as impersonator_enabled', 'impersonator.banned as impersonator_banned',
+    ])
+    .where('tokens.token_hash', '=', hash);
+  if (lock && isPostgres(db)) q = q.forShare(['tokens']);
+  const row = await q.executeTakeFirst();
+  if (!row || !tokenWorks(row, now)) return null;
   return { userid: row.userid, username: row.username, privileges: parsePrivileges(row.privileges), tokenHash: hash, impersonatedBy: row.impersonated_by };
+}
+
+export function resolveToken(db: Kysely<Database>, token: string, now: number): Promise<AuthUser | null> {
+  return lookupToken(db, hashToken(token), now);
+}
+
+/** 401 without a caller where the route needs one; 403 below the route's level. */
+function checkAccess(request: FastifyRequest, access: Access) {
+  if (access === 'none') return;
+  if (!request.user) throw unauthorized();
+  if (access !== 'user') requireRole(request, LEVEL_PRIVILEGE[access]);
+}
+
+/**
+ * Checks the caller's token again inside `trx`, for requests that write long after their
+ * token was checked (uploads, image edits): a token revoked, expired or changed meanwhile
+ * (logout, password change, demotion) is a 401 and `trx` stores nothing. Call it in every
+ * transaction such a request commits; `reauthorizing(request, db)` does that for a whole
+ * service call.
+ */
+export async function reauthorize(request: FastifyRequest, trx: Kysely<Database>): Promise<void> {
+  const before = request.user;
+  if (!before) return; // an anonymous request has no token to lose
+  const user = await lookupToken(trx, before.tokenHash, request.server.clock.now(), true);
+  if (!user || user.userid !== before.userid) throw unauthorized('The token was revoked or expired while the request ran.', 'invalid_token');
+  request.user = user;
+  checkAccess(request, request.routeOptions.config?.auth ?? 'user');
+}
+
+/**
+ * `db` as a long request should write with it: every transaction begun through it calls
+ * `reauthorize(request, trx)` first. For service functions that open their own
+ * transactions (the upload paths of src/areas/media), so that the route needs one call.
+ */
+export function reauthorizing(request: FastifyRequest, db: Kysely<Database>): Kysely<Database> {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'transaction') return () => checkedFirst(target.transaction(), (trx) => reauthorize(request, trx));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A transaction builder whose transaction runs `check` before the work (also after setIsolationLevel and the like). */
+function checkedFirst(builder: TransactionBuilder<Database>, check: (trx: Kysely<Database>) => Promise<void>): TransactionBuilder<Database> {
+  return new Proxy(builder, {
+    get(target, prop) {
+      if (prop === 'execute') return <T>(fn: (trx: Kysely<Database>) => Promise<T>) => target.execute(async (trx) => { await check(trx); return fn(trx); });
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const out = value.apply(target, args);
+        return out instanceof TransactionBuilder ? checkedFirst(out, check) : out;
+      };
+    },
+  });
 }
 
 const ACCESS_TEXT: Record<Access, string> = {
@@ -123,8 +223,6 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
       if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
       request.user = user;
     }
-    if (access === 'none') return;
-    if (!request.user) throw unauthorized();
-    if (access !== 'user') requireRole(request, LEVEL_PRIVILEGE[access]);
+    checkAccess(request, access);
   });
 }

@@ -140,6 +140,12 @@ const FASTIFY_CODES: Record<string, [number, string, string]> = {
 /** What an error answers: status, body (the error shape, or a 409's resource) and extra headers. */
 export function errorReply(request: FastifyRequest, err: unknown): { status: number; body: unknown; headers?: Record<string, string> } {
   if (err instanceof HttpError) {
+    // The one 401-vs-403 rule of the API: a caller who sent no token and is refused
+    // (`forbidden`: may not read or do this) hears 401, whichever check refused, since
+    // logging in may help; 403 is for a caller known to lack the right. Refusals with a
+    // code of their own (a disabled account at login) stand. API routes only (they declare
+    // config.auth, src/http/auth.ts).
+    if (err.status === 403 && err.code === 'forbidden' && !request.user && request.routeOptions.config?.auth) return { status: 401, body: errorBody(request, 401, 'unauthorized', err.message), headers: err.headers };
     if (err.body !== undefined) return { status: err.status, body: err.body, headers: err.headers };
     return { status: err.status, body: errorBody(request, err.status, err.code, err.message, err.errors), headers: err.headers };
   }

@@ -62,7 +62,7 @@ export function docsCsp(header: string): string {
     .split(';')
     .map((d) => d.trim())
     .filter((d) => d && d !== 'upgrade-insecure-requests')
-    .map((d) => d.replace(/\s+(https:|validator\.swagger\.io)(?=\s|$)/g, ''))
+    .map((d) => d.replace(/(?<!\s)\s+(?:https:|validator\.swagger\.io)(?=\s|$)/g, ''))
     .map((d) => (d.startsWith('style-src ') ? `style-src 'self' 'unsafe-inline'` : d))
     .join('; ');
 }

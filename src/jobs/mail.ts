@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
-import { enqueueJob, type JobHandler } from './queue.js';
+import { enqueueJob, type JobType } from './queue.js';
 
 export interface MailMessage {
   to: string;
@@ -19,14 +19,15 @@ export function queueMail(db: Kysely<Database>, clock: Clock, message: MailMessa
   return enqueueJob(db, clock, MAIL_JOB, message);
 }
 
-/** `MAIL_TRANSPORT=log` writes the mail to the log; `smtp://...` sends it. */
-export function mailJobHandler(config: Config): JobHandler {
+/** `MAIL_TRANSPORT=log` writes the mail to the log; `smtp://...` sends it. Mail has a lane of its own. */
+export function mailJobHandler(config: Config): JobType {
   const transport = config.mailTransport.startsWith('smtp') ? nodemailer.createTransport(config.mailTransport) : null;
-  return async (message: MailMessage, { log }) => {
+  const run = async (message: MailMessage, { log }: { log: { info: (o: object, m: string) => void } }) => {
     if (!transport) {
       log.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (MAIL_TRANSPORT=log)');
       return;
     }
     await transport.sendMail({ from: config.mailFrom, ...message });
   };
+  return { run, lane: 'mail' };
 }

@@ -9,6 +9,8 @@ import { escapeOut } from './escape.js';
 import { safeHref, safeSrc } from './urls.js';
 import { sameAttrs } from './inline.js';
 import { toId } from './serialize.js';
+import { DEFAULT_QUOTE_FORMAT } from './parse.js';
+import { step } from './steps.js';
 
 const MAX_DEPTH = 64;
 const INLINE = new Set(['text', 'hard_break', 'image', 'video', 'internal_link']);
@@ -95,6 +97,7 @@ function renderInternalLink(attrs: Record<string, unknown>, r: MarkupResolver): 
 }
 
 function renderInlineNode(node: DocNode, r: MarkupResolver): string {
+  step(1 + (node.text?.length ?? 0));
   switch (node.type) {
     case 'text': return escapeOut(node.text ?? '');
     case 'hard_break': return '<br>';
@@ -111,6 +114,7 @@ export function renderInline(nodes: DocNode[], r: MarkupResolver, depth = 0): st
   let html = '';
   const stack: DocMark[] = [];
   for (const node of nodes) {
+    step(1 + (node.marks?.length ?? 0));
     const marks = node.type === 'text' || node.type === 'image' ? renderableMarks(node) : [];
     let keep = 0;
     while (keep < stack.length && keep < marks.length && sameMark(stack[keep], marks[keep])) keep++;
@@ -126,6 +130,7 @@ export function renderInline(nodes: DocNode[], r: MarkupResolver, depth = 0): st
 }
 
 function textOf(node: DocNode): string {
+  step(1 + (node.text?.length ?? 0));
   if (node.type === 'text') return node.text ?? '';
   return (node.content ?? []).map(textOf).join('');
 }
@@ -138,7 +143,16 @@ function renderListItem(item: DocNode, r: MarkupResolver, depth: number): string
   return `<li>${head}${renderBlocks(rest, r, depth)}</li>`;
 }
 
+/** A quote's attribution: a paragraph node (with its marks), or a plain string from older trees. */
+function renderAttribution(value: unknown, r: MarkupResolver, depth: number): string {
+  if (typeof value === 'string') return value.trim() ? escapeOut(value.trim()) : '';
+  if (typeof value !== 'object' || value === null) return '';
+  const node = value as DocNode;
+  return renderInline(node.content ?? (node.type === 'text' ? [node] : []), r, depth + 1);
+}
+
 function renderBlock(node: DocNode, r: MarkupResolver, depth: number): string {
+  step();
   switch (node.type) {
     case 'paragraph':
       return `<p>${renderInline(node.content ?? [], r, depth)}</p>`;
@@ -150,9 +164,10 @@ function renderBlock(node: DocNode, r: MarkupResolver, depth: number): string {
     case 'code_block':
       return `<pre><code>${escapeOut(textOf(node))}</code></pre>`;
     case 'blockquote': {
-      const format = typeof node.attrs?.format === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(node.attrs.format) ? ` class="format-${node.attrs.format}"` : '';
-      const attribution = typeof node.attrs?.attribute === 'string' && node.attrs.attribute.trim()
-        ? `<footer><cite>${escapeOut(node.attrs.attribute.trim())}</cite></footer>` : '';
+      const raw = node.attrs?.format;
+      const format = typeof raw === 'string' && raw !== DEFAULT_QUOTE_FORMAT && /^[\w-]{1,40}$/.test(raw) ? ` class="format-${raw}"` : '';
+      const cite = renderAttribution(node.attrs?.attribute, r, depth);
+      const attribution = cite ? `<footer><cite>${cite}</cite></footer>` : '';
       return `<blockquote${format}>${renderBlocks(node.content ?? [], r, depth)}${attribution}</blockquote>`;
     }
     case 'bullet_list':
@@ -177,6 +192,7 @@ export function renderBlocks(nodes: DocNode[], r: MarkupResolver = nullResolver,
     run = [];
   };
   for (const n of nodes) {
+    step();
     if (INLINE.has(n.type)) {
       run.push(n);
       continue;

@@ -2,21 +2,23 @@
 // No HTTP and no database here: embeds and internal links are resolved through a
 // resolver the caller builds from what `collectRefs` says the text refers to, so a whole
 // page of texts is resolved with one batched query per kind (src/areas/content/render.ts).
+// `wikiToDoc` and `docToWiki` are the stable names of the two directions; the work of
+// every function here is linear in its input, counted by `countSteps` (steps.ts).
 //
-// The syntax:
+// The syntax (docs/wiki-syntax.md has every construct, its HTML and its tree):
 //   '''bold'''  ''italic''  ++underline++  ,,sub,,  ^^sup^^  ``code``  ~~strike~~
 //   [https://example.com|text]  [https://example.com|text|new_window=true]  (http, https,
 //   mailto and site-relative /paths only; anything else stays text)
 //   [guide|123]  [guide|123|text]  [link|/Wiki/Page|text]  internal links
 //   == Heading == to ====== Heading ======  (levels 2 to 6)
-//   * bullets, # numbered, nested by repeating markers (**, #*)
-//   [br]  [code]...[/code]  [quote|attribution]...[/quote]
+//   * bullets, # numbered; the number of markers is the depth, the last one the type
+//   [br] (with the newline after it)  [code]...[/code]  [quote|attribution|format=x]...[/quote]
 //   [image|ID|align=left|size=medium]  [video|ID]
 //   Paragraphs are separated by blank lines; a single newline is a line break.
 //   A backslash makes the next syntax character literal: \[  \'  \*  ...
 //
-// The tree uses the node and mark names of the editors of this syntax: doc, paragraph,
-// text, hard_break, heading{level}, code_block, blockquote{format, attribute},
+// The tree uses the node and mark names of the platform's editor: doc, paragraph, text,
+// hard_break, heading{level}, code_block, blockquote{format, attribute (a paragraph)},
 // image{imageid, src, size, align}, video{videoid}, internal_link{kind, target, text,
 // new_window}, ordered_list{order}, bullet_list, list_item; marks em, strong, underline,
 // subscript, superscript, code, strikethrough, link{href, title, target}.
@@ -33,6 +35,8 @@ export type { DocMark, DocNode, MarkupRefs, MarkupResolver, ResolvedGuide, Resol
 export { nullResolver, IMAGE_SIZES, IMAGE_ALIGNS } from './types.js';
 export { escapeHtml, escapeOut } from './escape.js';
 export { safeHref } from './urls.js';
+export { countSteps, stepsTaken, StepBudgetExceeded } from './steps.js';
+export { plainText } from './plain.js';
 
 /** Wiki text -> document tree. With a resolver, image nodes get their `src`. */
 export function wikiToDoc(text: string, resolver?: MarkupResolver): DocNode {

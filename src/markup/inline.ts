@@ -2,13 +2,16 @@
 // internal_link). Two passes: a tokenizer (escapes, delimiter runs, code spans, [tags])
 // and a resolver that walks the tokens with the set of active marks. Delimiters toggle
 // a mark in that set, so overlapping marks (`'''a ''b''' c''`) need no nesting rules;
-// a delimiter opens a mark only when a closing delimiter follows later in the block.
+// a delimiter opens a mark only when a closing delimiter follows later in the block, and
+// a run of apostrophes is read as the editor reads it (`apostrophes`).
 //
-// Everything here is linear in the input (bracket matching is one pass with a stack and
-// a tag is at most MAX_TAG characters), so hostile input cannot make it slow.
+// Everything here is linear in the input (bracket matching is one pass with a stack, a
+// tag that fails is given up at its name or first argument, and a tag is at most MAX_TAG
+// characters), so hostile input cannot make it slow; every loop counts its steps.
 import type { DocMark, DocNode, ToggleMark } from './types.js';
 import { IMAGE_ALIGNS, IMAGE_SIZES, MARK_ORDER } from './types.js';
 import { safeHref } from './urls.js';
+import { step } from './steps.js';
 
 /** Characters a backslash escapes; a backslash before anything else is a backslash. */
 export const ESCAPABLE = new Set(["'", '+', ',', '^', '~', '`', '[', ']', '|', '*', '#', '=']);
@@ -34,6 +37,7 @@ type Token =
 export function backslashRun(s: string, i: number, isEsc: (c: string) => boolean, endEscapable = false): { text: string; next: number; escaped: boolean } {
   let n = 0;
   while (s[i + n] === '\\') n++;
+  step(n);
   const d = s[i + n];
   if (d === undefined && endEscapable) return { text: '\\'.repeat(n >> 1), next: i + n, escaped: false };
   if (d !== undefined && isEsc(d)) {
@@ -53,6 +57,7 @@ export function unescapePart(raw: string): string {
   let out = '';
   let i = 0;
   while (i < raw.length) {
+    step();
     if (raw[i] === '\\') {
       const r = backslashRun(raw, i, isEscapable, true);
       out += r.text;
@@ -65,6 +70,7 @@ export function unescapePart(raw: string): string {
 /** Index of the closing `` of a code span whose content starts at j, or -1 (none on this line). */
 export function findCodeEnd(s: string, j: number): number {
   while (j < s.length) {
+    step();
     const c = s[j];
     if (c === '\n') return -1;
     if (c === '\\') {
@@ -83,6 +89,7 @@ function decodeCode(raw: string): string {
   let out = '';
   let i = 0;
   while (i < raw.length) {
+    step();
     if (raw[i] === '\\') {
       const r = backslashRun(raw, i, (c) => c === '`', true);
       out += r.text;
@@ -98,6 +105,7 @@ function skipOpaque(s: string, i: number): number {
   if (c === '\\') {
     let n = 0;
     while (s[i + n] === '\\') n++;
+    step(n);
     return i + n + (n % 2 === 1 && s[i + n] !== undefined && ESCAPABLE.has(s[i + n]) ? 1 : 0);
   }
   if (c === '`' && s[i + 1] === '`') {
@@ -111,8 +119,10 @@ function skipOpaque(s: string, i: number): number {
 function matchBrackets(s: string): Int32Array {
   const match = new Int32Array(s.length).fill(-1);
   const stack: number[] = [];
+  step(s.length);
   let i = 0;
   while (i < s.length) {
+    step();
     const skip = skipOpaque(s, i);
     if (skip >= 0) {
       i = skip;
@@ -132,7 +142,10 @@ function matchBrackets(s: string): Int32Array {
 
 /**
  * The raw arguments of the tag opening at `start` (split at top-level `|`), or null.
- * The first argument (the tag name or URL) may not contain a `[`.
+ * The name (or URL) and, for embeds and internal links, the first argument may not hold
+ * a `[`, and both are checked as soon as they end: a tag that fails is given up at once,
+ * so a `[` that stays text costs only the characters up to its first `|` (nothing is
+ * scanned again by the next `[`).
  */
 function tagParts(s: string, start: number, end: number, inLink: boolean): string[] | null {
   if (end < 0 || end - start > MAX_TAG) return null;
@@ -140,12 +153,24 @@ function tagParts(s: string, start: number, end: number, inLink: boolean): strin
   let from = start + 1;
   let depth = 0;
   let i = start + 1;
-  // The name is checked as soon as it ends, so that text in brackets costs nothing more.
-  const nameOk = (raw: string) => {
-    const name = unescapePart(raw).trim();
-    return inLink ? name.toLowerCase() === 'br' : TAG_NAMES.has(name.toLowerCase()) || safeHref(name) !== null;
+  let key = '';
+  const partOk = (raw: string): boolean => {
+    if (parts.length === 0) {
+      const name = unescapePart(raw).trim();
+      key = name.toLowerCase();
+      if (inLink) return key === 'br';
+      if (TAG_NAMES.has(key)) return true;
+      key = '';
+      return safeHref(name) !== null;
+    }
+    if (parts.length === 1 && key === 'link') return safeHref(unescapePart(raw)) !== null;
+    if (parts.length === 1 && key !== '') return idOf(raw) !== null;
+    return true;
   };
+  // parts whose content is checked: the name, and the first argument of a named tag
+  const checked = () => parts.length === 0 || (parts.length === 1 && key !== '');
   while (i < end) {
+    step();
     const skip = skipOpaque(s, i);
     if (skip >= 0) {
       i = skip;
@@ -153,17 +178,17 @@ function tagParts(s: string, start: number, end: number, inLink: boolean): strin
     }
     const c = s[i];
     if (c === '[') {
-      if (parts.length === 0) return null;
+      if (checked()) return null;
       depth++;
     } else if (c === ']') depth--;
     else if (c === '|' && depth === 0) {
-      if (parts.length === 0 && !nameOk(s.slice(from, i))) return null;
+      if (key === 'br' || !partOk(s.slice(from, i))) return null;
       parts.push(s.slice(from, i));
       from = i + 1;
     }
     i++;
   }
-  if (parts.length === 0 && !nameOk(s.slice(from, end))) return null;
+  if (checked() && !partOk(s.slice(from, end))) return null;
   parts.push(s.slice(from, end));
   return parts;
 }
@@ -251,6 +276,7 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
   };
   let i = 0;
   while (i < s.length) {
+    step();
     const c = s[i];
     if (c === '\\') {
       const r = backslashRun(s, i, isEscapable, endEscapable);
@@ -263,6 +289,7 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
     } else if (DELIM_CHARS.has(c)) {
       let n = 1;
       while (s[i + n] === c) n++;
+      step(n);
       if (n >= 2) {
         flush();
         out.push({ t: 'delim', ch: c, n });
@@ -288,6 +315,8 @@ function tokenize(s: string, inLink: boolean, out: Token[], endEscapable = false
         flush();
         out.push(...tokens);
         i = match[i] + 1;
+        // `[br]` at the end of a line: the newline is part of the same break
+        if (tokens.length === 1 && tokens[0].t === 'br' && s[i] === '\n') i++;
       } else {
         buf += '[';
         i++;
@@ -313,15 +342,71 @@ export function sameMarks(a: DocMark[] | undefined, b: DocMark[] | undefined): b
   return x.length === y.length && x.every((m, i) => m.type === y[i].type && sameAttrs(m.attrs, y[i].attrs));
 }
 
-/** The inline nodes of a block's text (newlines are hard breaks). */
-export function parseInline(s: string): DocNode[] {
+function toggleMark(active: Set<ToggleMark>, mark: ToggleMark) {
+  if (active.has(mark)) active.delete(mark);
+  else active.add(mark);
+}
+
+/**
+ * How a run of `n` apostrophes toggles strong (3) and em (2), as the editor reads it: the
+ * reading that uses the most apostrophes (the rest are text), then the fewest toggles.
+ * A mark may close and reopen in one run (`'` after strong and em: strong closes,
+ * em closes and reopens); a mark opens only when a run that can close it follows.
+ */
+export function apostrophes(n: number, strongOn: boolean, emOn: boolean, opensLater: (need: number) => boolean): { strong: number; em: number; used: number } {
+  let best = { strong: 0, em: 0, used: 0 };
+  const allowed = (times: number, on: boolean, width: number) =>
+    times === 0 || (on ? times === 1 || opensLater(width) : times === 1 && opensLater(width));
+  for (let strong = 0; strong <= 2; strong++) {
+    for (let em = 0; em <= 2; em++) {
+      const used = 3 * strong + 2 * em;
+      if (used > n || !allowed(strong, strongOn, 3) || !allowed(em, emOn, 2)) continue;
+      // a mark closes and reopens only to nest again around the other one
+      if ((strong === 2 && em === 0) || (em === 2 && strong === 0)) continue;
+      if (used > best.used || (used === best.used && strong + em < best.strong + best.em)) best = { strong, em, used };
+    }
+  }
+  return best;
+}
+
+/** Leading white space of the first text and trailing of the last go (as the editor trims a paragraph). */
+export function trimInline(nodes: DocNode[]): DocNode[] {
+  const out = nodes.slice();
+  step(out.length);
+  while (out.length && out[0].type === 'text') {
+    const text = (out[0].text ?? '').trimStart();
+    if (text) {
+      out[0] = { ...out[0], text };
+      break;
+    }
+    out.shift();
+  }
+  while (out.length && out[out.length - 1].type === 'text') {
+    const last = out[out.length - 1];
+    const text = (last.text ?? '').trimEnd();
+    if (text) {
+      out[out.length - 1] = { ...last, text };
+      break;
+    }
+    out.pop();
+  }
+  return out;
+}
+
+/**
+ * The inline nodes of a block's text (newlines are hard breaks; `[br]` and the newline
+ * after it are one). `tagArgument`: the text is an argument of a tag (a quote's
+ * attribution): only `[br]` is a tag in it and a backslash at its end escapes.
+ */
+export function parseInline(s: string, tagArgument = false): DocNode[] {
   const tokens: Token[] = [];
-  tokenize(s, false, tokens);
+  tokenize(s, tagArgument, tokens, tagArgument);
 
   // For each delimiter character, the longest run at or after each token index.
   const later: Record<string, Int32Array> = {};
   for (const ch of DELIM_CHARS) later[ch] = new Int32Array(tokens.length + 1);
   for (let k = tokens.length - 1; k >= 0; k--) {
+    step(DELIM_CHARS.size);
     for (const ch of DELIM_CHARS) later[ch][k] = later[ch][k + 1];
     const tok = tokens[k];
     if (tok.t === 'delim' && tok.n > later[tok.ch][k]) later[tok.ch][k] = tok.n;
@@ -343,6 +428,7 @@ export function parseInline(s: string): DocNode[] {
   };
   const pushText = (text: string, code: boolean) => {
     if (!text) return;
+    step(MARK_ORDER.length + text.length);
     const marks = marksNow(code);
     const prev = out[out.length - 1];
     if (prev && prev.type === 'text' && sameMarks(prev.marks, marks)) {
@@ -353,6 +439,7 @@ export function parseInline(s: string): DocNode[] {
   };
 
   for (let k = 0; k < tokens.length; k++) {
+    step();
     const tok = tokens[k];
     switch (tok.t) {
       case 'text': pushText(tok.v, false); break;
@@ -362,26 +449,22 @@ export function parseInline(s: string): DocNode[] {
       case 'linkOpen': link = tok.mark; break;
       case 'linkClose': link = null; break;
       case 'delim': {
+        const opensLater = (need: number) => later[tok.ch][k + 1] >= need;
         let n = tok.n;
-        const toggled = new Set<ToggleMark>();
-        const can = (mark: ToggleMark, need: number) => !toggled.has(mark) && (active.has(mark) || later[tok.ch][k + 1] >= need);
-        const toggle = (mark: ToggleMark, width: number) => {
-          if (active.has(mark)) active.delete(mark);
-          else active.add(mark);
-          toggled.add(mark);
-          n -= width;
-        };
-        while (n > 0) {
-          if (tok.ch === "'") {
-            if (n >= 3 && can('strong', 3)) { toggle('strong', 3); continue; }
-            if (n >= 2 && can('em', 2)) { toggle('em', 2); continue; }
-          } else {
-            const mark = CHAR_MARK[tok.ch];
-            if (n >= 2 && can(mark, 2)) { toggle(mark, 2); continue; }
+        if (tok.ch === "'") {
+          const { strong, em, used } = apostrophes(n, active.has('strong'), active.has('em'), opensLater);
+          if (strong % 2) toggleMark(active, 'strong');
+          if (em % 2) toggleMark(active, 'em');
+          n -= used;
+        } else {
+          const mark = CHAR_MARK[tok.ch];
+          if (n >= 2 && (active.has(mark) || opensLater(2))) {
+            toggleMark(active, mark);
+            n -= 2;
           }
-          pushText(tok.ch, false);
-          n--;
         }
+        step(n);
+        if (n > 0) pushText(tok.ch.repeat(n), false);
         break;
       }
     }

@@ -1,77 +1,108 @@
 // Block structure of wiki syntax: paragraphs (separated by blank lines; a single newline
 // inside one is a hard break), `== headings ==` (levels 2 to 6), `*`/`#` lists nested by
 // repeating markers, `[code]...[/code]` and `[quote|attribution]...[/quote]` blocks.
+//
+// Linear in the text, whatever it holds: one scan (`scanBlocks`) cuts the text into
+// events (lines, code blocks, quote openings and closings), matching quotes with a stack
+// and code blocks with the list of `[/code]` positions computed beforehand; a second walk
+// over the events (`buildBlocks`) builds the tree with a stack of open quotes. Nothing is
+// scanned twice, so no input can make it slow (the tests count its steps).
 import type { DocNode } from './types.js';
-import { parseInline, unescapePart, backslashRun, findCodeEnd, ESCAPABLE } from './inline.js';
+import { parseInline, trimInline, findCodeEnd, ESCAPABLE } from './inline.js';
+import { step } from './steps.js';
 
 /** Deeper quotes and lists are not nested further (their markers become text). */
 export const MAX_QUOTE_DEPTH = 16;
 export const MAX_LIST_DEPTH = 10;
 
-const CODE_OPEN = /^\s*\[code\]/i;
-const QUOTE_OPEN = /^\s*\[quote(?=[|\]])/i;
+const CODE_OPEN = '[code]';
 const CODE_CLOSE = '[/code]';
+const QUOTE_OPEN = '[quote';
 const QUOTE_CLOSE = '[/quote]';
 
+/** Whether `s` holds `what` (lower case) at i, ignoring case. */
 function startsWithAt(s: string, i: number, what: string): boolean {
-  return s.slice(i, i + what.length).toLowerCase() === what;
-}
-
-interface Found { content: string; line: number; col: number }
-
-/**
- * The content of a [code] block whose text starts at (line, col), up to the first
- * `[/code]` not escaped by an odd run of backslashes; null when there is none.
- */
-function findCodeBlock(lines: string[], line: number, col: number): Found | null {
-  let content = '';
-  for (let l = line; l < lines.length; l++) {
-    const s = lines[l];
-    let i = l === line ? col : 0;
-    if (l > line) content += '\n';
-    while (i < s.length) {
-      if (s[i] === '\\') {
-        let n = 0;
-        while (s[i + n] === '\\') n++;
-        if (startsWithAt(s, i + n, CODE_CLOSE)) {
-          content += '\\'.repeat(n >> 1);
-          if (n % 2 === 1) {
-            content += s.slice(i + n, i + n + CODE_CLOSE.length);
-            i += n + CODE_CLOSE.length;
-            continue;
-          }
-          i += n;
-          continue;
-        }
-        content += '\\'.repeat(n);
-        i += n;
-        continue;
-      }
-      if (s[i] === '[' && startsWithAt(s, i, CODE_CLOSE)) return { content, line: l, col: i + CODE_CLOSE.length };
-      content += s[i++];
-    }
+  step(what.length);
+  if (i + what.length > s.length) return false;
+  for (let k = 0; k < what.length; k++) {
+    const c = s.charCodeAt(i + k);
+    // ASCII letters fold to lower case; everything else compares as is
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== what.charCodeAt(k)) return false;
   }
-  return null;
+  return true;
 }
 
-/** Strips the one newline that follows `[code]` and the one that precedes `[/code]`. */
-function codeText(raw: string): string {
-  let s = raw.startsWith('\n') ? raw.slice(1) : raw;
-  if (s.endsWith('\n')) s = s.slice(0, -1);
-  return s;
-}
+const WHITE = /\s/;
 
-/** The end of an `[...]` tag starting at i on one line (escapes respected), or -1. */
-function tagEnd(s: string, i: number): number {
-  let j = i + 1;
-  while (j < s.length) {
-    if (s[j] === '\\') {
-      const r = backslashRun(s, j, (c) => c === ']' || c === '|' || c === '[' || c === '=');
-      j = r.next === j ? j + 1 : r.next;
+/** Positions of every `[/code]` not escaped by an odd run of backslashes, in order. */
+function codeCloses(s: string): number[] {
+  const out: number[] = [];
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    step();
+    const c = s[i];
+    if (c === '\\') {
+      run++;
       continue;
     }
-    if (s[j] === '[') return -1;
-    if (s[j] === ']') return j;
+    if (c === '[' && run % 2 === 0 && startsWithAt(s, i, CODE_CLOSE)) out.push(i);
+    run = 0;
+  }
+  return out;
+}
+
+/**
+ * A code block's text between `from` and its closing `[/code]` at `to`: a `[/code]` escaped
+ * by an odd run of backslashes is text (the run halved); one newline after `[code]` and
+ * one before `[/code]` are not part of it.
+ */
+function codeText(s: string, from: number, to: number): string {
+  let out = '';
+  let i = from;
+  while (i < to) {
+    step();
+    if (s[i] !== '\\') {
+      out += s[i++];
+      continue;
+    }
+    let n = 0;
+    while (s[i + n] === '\\') n++;
+    step(n);
+    if (!startsWithAt(s, i + n, CODE_CLOSE)) {
+      out += '\\'.repeat(n);
+      i += n;
+      continue;
+    }
+    // before the closing tag the run is even; before any other `[/code]` odd: halved, tag kept
+    out += '\\'.repeat(n >> 1);
+    i += n;
+    if (i < to) {
+      out += s.slice(i, i + CODE_CLOSE.length);
+      i += CODE_CLOSE.length;
+    }
+  }
+  if (out.startsWith('\n')) out = out.slice(1);
+  if (out.endsWith('\n')) out = out.slice(0, -1);
+  step(out.length);
+  return out;
+}
+
+/** The end of an `[...]` tag starting at i, before `eol` (escapes respected), or -1. */
+function tagEnd(s: string, i: number, eol: number): number {
+  let j = i + 1;
+  while (j < eol) {
+    step();
+    const c = s[j];
+    if (c === '\\') {
+      let n = 0;
+      while (s[j + n] === '\\') n++;
+      step(n);
+      const d = s[j + n];
+      j += n + (n % 2 === 1 && (d === ']' || d === '|' || d === '[' || d === '=') ? 1 : 0);
+      continue;
+    }
+    if (c === '[') return -1;
+    if (c === ']') return j;
     j++;
   }
   return -1;
@@ -83,9 +114,11 @@ function splitArgs(inside: string): string[] {
   let from = 0;
   let i = 0;
   while (i < inside.length) {
+    step();
     if (inside[i] === '\\') {
       let n = 0;
       while (inside[i + n] === '\\') n++;
+      step(n);
       i += n + (n % 2 === 1 && inside[i + n] !== undefined ? 1 : 0);
       continue;
     }
@@ -99,66 +132,108 @@ function splitArgs(inside: string): string[] {
   return out;
 }
 
-function sliceLines(lines: string[], l0: number, c0: number, l1: number, c1: number): string {
-  if (l0 === l1) return lines[l0].slice(c0, c1);
-  return [lines[l0].slice(c0), ...lines.slice(l0 + 1, l1), lines[l1].slice(0, c1)].join('\n');
+interface QuoteOpen {
+  k: 'open';
+  /** The tag `[quote...]` is s[from, to). */
+  from: number;
+  to: number;
+  /** Set when its `[/quote]` is found; an opening never closed is text. */
+  matched: boolean;
 }
+type BlockEvent =
+  | { k: 'line'; from: number; to: number }
+  | { k: 'code'; text: string }
+  | QuoteOpen
+  | { k: 'close' };
 
 /**
- * Finds the `[/quote]` that closes a quote whose content starts at (line, col): quotes
- * opened at the start of a line nest, code blocks and code spans are opaque, and an
- * escaped `\\[/quote]` is text.
+ * Cuts the text into events, left to right, each character looked at a bounded number of
+ * times. A line starts at the start of the text, after a newline, and after a block tag
+ * (`[code]...[/code]`, `[quote...]`, `[/quote]`): there `[code]` opens a code block when a
+ * `[/code]` follows anywhere, and `[quote...]` a quote (closed by the first `[/quote]`
+ * outside code that no deeper quote takes; never closed, it is text). Quotes deeper than
+ * MAX_QUOTE_DEPTH still pair with their `[/quote]`, but both tags are text.
  */
-function findQuoteEnd(lines: string[], line: number, col: number): Found | null {
-  let depth = 1;
-  let l = line;
-  let i = col;
-  let atStart = false;
-  while (l < lines.length) {
-    const s = lines[l];
-    if (atStart) {
-      const rest = s.slice(i);
-      const code = CODE_OPEN.exec(rest);
-      const c = code ? findCodeBlock(lines, l, i + code[0].length) : null;
-      if (c) {
-        l = c.line;
-        i = c.col;
-        continue;
+function scanBlocks(s: string): BlockEvent[] {
+  const events: BlockEvent[] = [];
+  const closes = codeCloses(s);
+  let nextClose = 0;
+  const stack: QuoteOpen[] = [];
+  let literal = 0;
+  let pos = 0;
+  let eol = -1;
+  while (pos <= s.length) {
+    step();
+    if (pos > eol) {
+      eol = s.indexOf('\n', pos);
+      if (eol < 0) eol = s.length;
+      step(eol - pos + 1);
+    }
+    let ws = pos;
+    while (ws < eol && WHITE.test(s[ws])) ws++;
+    step(ws - pos);
+    if (s[ws] === '[') {
+      if (startsWithAt(s, ws, CODE_OPEN)) {
+        while (nextClose < closes.length && closes[nextClose] < ws + CODE_OPEN.length) nextClose++;
+        step();
+        if (nextClose < closes.length) {
+          const close = closes[nextClose];
+          events.push({ k: 'code', text: codeText(s, ws + CODE_OPEN.length, close) });
+          pos = close + CODE_CLOSE.length;
+          continue;
+        }
       }
-      if (QUOTE_OPEN.test(rest)) {
-        const end = tagEnd(s, s.indexOf('[', i));
+      if (startsWithAt(s, ws, QUOTE_OPEN) && (s[ws + QUOTE_OPEN.length] === '|' || s[ws + QUOTE_OPEN.length] === ']')) {
+        const end = tagEnd(s, ws, eol);
         if (end >= 0) {
-          depth++;
-          i = end + 1;
+          if (stack.length < MAX_QUOTE_DEPTH && literal === 0) {
+            const open: QuoteOpen = { k: 'open', from: ws, to: end + 1, matched: false };
+            events.push(open);
+            stack.push(open);
+            pos = end + 1;
+            continue;
+          }
+          literal++;
         }
       }
     }
-    while (i < s.length) {
-      const ch = s[i];
-      if (ch === '\\') {
+    // the rest of the line is text; a `[/quote]` in it closes the innermost open quote
+    let i = pos;
+    let closed = false;
+    while (i < eol) {
+      step();
+      const c = s[i];
+      if (c === '\\') {
         let n = 0;
         while (s[i + n] === '\\') n++;
+        step(n);
         i += n + (n % 2 === 1 && s[i + n] !== undefined && ESCAPABLE.has(s[i + n]) ? 1 : 0);
         continue;
       }
-      if (ch === '`' && s[i + 1] === '`') {
+      if (c === '`' && s[i + 1] === '`') {
         const e = findCodeEnd(s, i + 2);
         i = e >= 0 ? e + 2 : i + 2;
         continue;
       }
-      if (ch === '[' && startsWithAt(s, i, QUOTE_CLOSE)) {
-        depth--;
-        if (depth === 0) return { content: sliceLines(lines, line, col, l, i), line: l, col: i + QUOTE_CLOSE.length };
-        i += QUOTE_CLOSE.length;
-        continue;
+      if (c === '[' && (stack.length > 0 || literal > 0) && startsWithAt(s, i, QUOTE_CLOSE)) {
+        if (literal > 0) {
+          literal--;
+          i += QUOTE_CLOSE.length;
+          continue;
+        }
+        events.push({ k: 'line', from: pos, to: i }, { k: 'close' });
+        stack.pop()!.matched = true;
+        pos = i + QUOTE_CLOSE.length;
+        closed = true;
+        break;
       }
       i++;
     }
-    l++;
-    i = 0;
-    atStart = true;
+    if (closed) continue;
+    events.push({ k: 'line', from: pos, to: eol });
+    pos = eol + 1;
   }
-  return null;
+  return events;
 }
 
 function heading(line: string): DocNode | null {
@@ -168,150 +243,184 @@ function heading(line: string): DocNode | null {
   const t = line.trimEnd();
   let trail = 0;
   while (trail < t.length && t[t.length - 1 - trail] === '=') trail++;
+  step(line.length);
   if (lead < 2 || lead > 6 || trail !== lead || lead + trail >= t.length) return null;
   const text = t.slice(lead, t.length - trail).trim();
   if (!text) return null;
   return { type: 'heading', attrs: { level: lead }, content: parseInline(text) };
 }
 
-const paragraph = (text: string): DocNode | null => {
-  const content = parseInline(text);
-  return content.length ? { type: 'paragraph', content } : null;
-};
+interface ListLine { markers: string; text: string }
 
-interface ListLevel { list: DocNode; marker: string }
+function listLine(line: string): ListLine | null {
+  if (line[0] !== '*' && line[0] !== '#') return null;
+  let n = 0;
+  while (n < line.length && n < MAX_LIST_DEPTH && (line[n] === '*' || line[n] === '#')) n++;
+  step(line.length);
+  return { markers: line.slice(0, n), text: line.slice(n).trim() };
+}
 
-/** Builds nested lists from consecutive `*`/`#` lines. */
-function buildLists(items: Array<{ markers: string; text: string }>): DocNode[] {
+const listType = (marker: string) => (marker === '#' ? 'ordered_list' : 'bullet_list');
+
+/**
+ * Builds nested lists from consecutive `*`/`#` lines, as the editor reads them: the number
+ * of markers is the depth, the last marker the type of the list at that depth (`# a` then
+ * `** b` is a bullet list inside the numbered item). A list of the other type at the same
+ * depth ends the one before it.
+ */
+function buildLists(items: ListLine[]): DocNode[] {
   const out: DocNode[] = [];
-  const stack: ListLevel[] = [];
-  const newList = (marker: string): DocNode => (marker === '#' ? { type: 'ordered_list', attrs: { order: 1 }, content: [] } : { type: 'bullet_list', content: [] });
+  // the open list at each depth (index 0: depth 1)
+  const stack: DocNode[] = [];
   const newItem = (text: string): DocNode => {
     const content = parseInline(text);
     return { type: 'list_item', content: [content.length ? { type: 'paragraph', content } : { type: 'paragraph' }] };
   };
-  const lastItem = (level: ListLevel): DocNode => {
-    const items = level.list.content!;
-    if (items.length === 0) items.push(newItem(''));
-    return items[items.length - 1];
+  const open = (type: string) => {
+    const list: DocNode = type === 'ordered_list' ? { type, attrs: { order: 1 }, content: [] } : { type, content: [] };
+    if (stack.length === 0) out.push(list);
+    else {
+      const items = stack[stack.length - 1].content!;
+      if (items.length === 0) items.push(newItem(''));
+      items[items.length - 1].content!.push(list);
+    }
+    stack.push(list);
   };
   for (const { markers, text } of items) {
-    let common = 0;
-    while (common < stack.length && common < markers.length && stack[common].marker === markers[common]) common++;
-    if (common === markers.length && common === stack.length) {
-      stack[common - 1].list.content!.push(newItem(text));
-      continue;
-    }
-    if (common === markers.length) {
-      stack.length = common;
-      stack[common - 1].list.content!.push(newItem(text));
-      continue;
-    }
-    stack.length = common;
-    for (let d = common; d < markers.length; d++) {
-      const list = newList(markers[d]);
-      if (d === 0) out.push(list);
-      else lastItem(stack[d - 1]).content!.push(list);
-      stack.push({ list, marker: markers[d] });
-    }
-    stack[markers.length - 1].list.content!.push(newItem(text));
+    step(MAX_LIST_DEPTH);
+    const depth = markers.length;
+    const type = listType(markers[depth - 1]);
+    if (stack.length > depth) stack.length = depth;
+    while (stack.length < depth - 1) open(listType(markers[stack.length]));
+    if (stack.length === depth && stack[depth - 1].type !== type) stack.length = depth - 1;
+    if (stack.length < depth) open(type);
+    stack[depth - 1].content!.push(newItem(text));
   }
   return out;
 }
 
-function listLine(line: string): { markers: string; text: string } | null {
-  if (line[0] !== '*' && line[0] !== '#') return null;
-  let n = 0;
-  while (n < line.length && n < MAX_LIST_DEPTH && (line[n] === '*' || line[n] === '#')) n++;
-  return { markers: line.slice(0, n), text: line.slice(n).trim() };
+const QUOTE_FORMAT = /^\s*format\s*=\s*([\w-]{1,40})\s*$/;
+export const DEFAULT_QUOTE_FORMAT = 'long';
+
+/**
+ * The attributes of a quote from its tag's inside (`quote|Ann ''B''|format=x`): the format
+ * (`long` unless given) and the attribution as a paragraph with its marks (null if none).
+ */
+function quoteAttrs(inside: string): { format: string; attribute: DocNode | null } {
+  let attribute: DocNode | null = null;
+  let format = DEFAULT_QUOTE_FORMAT;
+  for (const a of splitArgs(inside).slice(1)) {
+    const m = QUOTE_FORMAT.exec(a);
+    if (m) format = m[1];
+    else if (attribute === null) {
+      const content = trimInline(parseInline(a, true));
+      attribute = content.length ? { type: 'paragraph', content } : null;
+    }
+  }
+  return { format, attribute };
 }
 
-export function parseBlocks(text: string, depth = 0): DocNode[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  return blocksOf(lines, depth);
-}
+/** A container being filled: the document, or an open quote. */
+class Container {
+  readonly out: DocNode[] = [];
+  private para: string[] = [];
+  private items: ListLine[] = [];
+  constructor(readonly open: QuoteOpen | null) {}
 
-function blocksOf(lines: string[], depth: number): DocNode[] {
-  const out: DocNode[] = [];
-  let para: string[] = [];
-  const flush = () => {
-    if (para.length) {
-      const p = paragraph(para.join('\n'));
-      if (p) out.push(p);
-    }
-    para = [];
-  };
-  // Whether a closing tag occurs at or after a line at all: saves hopeless scans.
-  const lastLineWith = (what: string) => {
-    for (let l = lines.length - 1; l >= 0; l--) if (lines[l].toLowerCase().includes(what)) return l;
-    return -1;
-  };
-  const lastCodeClose = lastLineWith(CODE_CLOSE);
-  const lastQuoteClose = depth < MAX_QUOTE_DEPTH ? lastLineWith(QUOTE_CLOSE) : -1;
+  private flushPara() {
+    if (this.para.length === 0) return;
+    const content = trimInline(parseInline(this.para.join('\n')));
+    if (content.length) this.out.push({ type: 'paragraph', content });
+    this.para = [];
+  }
 
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i];
-    if (line.trim() === '') {
-      flush();
-      i++;
-      continue;
-    }
-    const code = i <= lastCodeClose ? CODE_OPEN.exec(line) : null;
-    if (code) {
-      const found = findCodeBlock(lines, i, code[0].length);
-      if (found) {
-        flush();
-        const text = codeText(found.content);
-        out.push(text ? { type: 'code_block', content: [{ type: 'text', text }] } : { type: 'code_block' });
-        lines[found.line] = lines[found.line].slice(found.col);
-        i = found.line;
-        continue;
+  private flushList() {
+    if (this.items.length === 0) return;
+    this.out.push(...buildLists(this.items));
+    this.items = [];
+  }
+
+  flush() {
+    this.flushPara();
+    this.flushList();
+  }
+
+  /** One line of text: blank, a heading, a list item or a paragraph's line. */
+  line(text: string, plain = false) {
+    step(text.length);
+    if (!plain) {
+      if (text.trim() === '') {
+        this.flush();
+        return;
+      }
+      const h = heading(text);
+      if (h) {
+        this.flush();
+        this.out.push(h);
+        return;
+      }
+      const item = listLine(text);
+      if (item) {
+        this.flushPara();
+        this.items.push(item);
+        return;
       }
     }
-    const quote = i <= lastQuoteClose ? QUOTE_OPEN.exec(line) : null;
-    if (quote) {
-      const open = line.indexOf('[');
-      const end = tagEnd(line, open);
-      const found = end >= 0 ? findQuoteEnd(lines, i, end + 1) : null;
-      if (found) {
-        flush();
-        const args = splitArgs(line.slice(open + 1, end)).slice(1);
-        let attribute: string | null = null;
-        let format: string | null = null;
-        for (const a of args) {
-          const m = /^\s*format\s*=\s*([A-Za-z0-9_-]{1,40})\s*$/.exec(a);
-          if (m) format = m[1];
-          else if (attribute === null) attribute = unescapePart(a).trim() || null;
+    this.flushList();
+    this.para.push(text);
+  }
+
+  block(node: DocNode) {
+    this.flush();
+    this.out.push(node);
+  }
+}
+
+function buildBlocks(s: string, events: BlockEvent[]): DocNode[] {
+  const stack: Container[] = [new Container(null)];
+  // an unclosed `[quote...]` tag is text, read with the rest of its line
+  let carried = '';
+  for (let e = 0; e < events.length; e++) {
+    step();
+    const ev = events[e];
+    const top = stack[stack.length - 1];
+    if (ev.k === 'line') {
+      const text = s.slice(ev.from, ev.to);
+      top.line(carried + text, carried !== '');
+      carried = '';
+      continue;
+    }
+    if (carried) top.line(carried, true);
+    carried = '';
+    if (ev.k === 'code') top.block(ev.text ? { type: 'code_block', content: [{ type: 'text', text: ev.text }] } : { type: 'code_block' });
+    else if (ev.k === 'open') {
+      if (!ev.matched) {
+        carried = s.slice(ev.from, ev.to);
+        step(carried.length);
+        const next = events[e + 1];
+        if (!(next && next.k === 'line' && next.from === ev.to)) {
+          top.line(carried, true);
+          carried = '';
         }
-        const inner = blocksOf(found.content.split('\n'), depth + 1);
-        out.push({ type: 'blockquote', attrs: { format, attribute }, content: inner.length ? inner : [{ type: 'paragraph' }] });
-        lines[found.line] = lines[found.line].slice(found.col);
-        i = found.line;
         continue;
       }
+      top.flush();
+      stack.push(new Container(ev));
+    } else {
+      const quote = stack.pop()!;
+      quote.flush();
+      const attrs = quoteAttrs(s.slice(quote.open!.from + 1, quote.open!.to - 1));
+      stack[stack.length - 1].block({ type: 'blockquote', attrs, content: quote.out.length ? quote.out : [{ type: 'paragraph' }] });
     }
-    const h = heading(line);
-    if (h) {
-      flush();
-      out.push(h);
-      i++;
-      continue;
-    }
-    if (listLine(line)) {
-      flush();
-      const items: Array<{ markers: string; text: string }> = [];
-      let item: ReturnType<typeof listLine>;
-      while (i < lines.length && (item = listLine(lines[i]))) {
-        items.push(item);
-        i++;
-      }
-      out.push(...buildLists(items));
-      continue;
-    }
-    para.push(line);
-    i++;
   }
-  flush();
-  return out;
+  if (carried) stack[stack.length - 1].line(carried, true);
+  const root = stack[0];
+  root.flush();
+  return root.out;
+}
+
+export function parseBlocks(text: string): DocNode[] {
+  const s = text.replace(/\r\n?/g, '\n');
+  step(text.length);
+  return buildBlocks(s, scanBlocks(s));
 }

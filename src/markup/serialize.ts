@@ -1,20 +1,24 @@
-// Document tree -> wiki syntax. The output parses back to the same tree: marks become
-// delimiters around the text that carries them (the parser's marks are a set toggled by
-// delimiters, so closing and opening order does not matter), and text is escaped with a
-// backslash exactly where it would otherwise read as syntax.
+// Document tree -> wiki syntax, as the platform's editor writes it: marks become
+// delimiters properly nested around the text that carries them (the last opened closes
+// first; the parser reads the apostrophe runs this gives back to the same marks), a hard
+// break in a paragraph is `[br]` and a newline, paragraphs are trimmed, list items have as
+// many markers as their depth, a quote's attribution is written from its paragraph node
+// (no `|format=long`, never `null`). Text is escaped with a backslash exactly where it
+// would otherwise read as syntax. The output parses back to the same tree.
 //
 // What the syntax cannot say is normalized: a list item's second paragraph joins its
 // first with [br][br], other blocks inside list items become text, empty paragraphs and
 // headings are dropped, heading levels are clamped to 2..6, ordered lists start at 1.
 import type { DocMark, DocNode, ToggleMark } from './types.js';
 import { IMAGE_ALIGNS, IMAGE_SIZES, TOGGLE_MARKS } from './types.js';
-import { DELIM_CHARS, ESCAPABLE, sameAttrs } from './inline.js';
+import { DELIM_CHARS, ESCAPABLE, sameAttrs, trimInline } from './inline.js';
 import { safeHref } from './urls.js';
-import { MAX_LIST_DEPTH } from './parse.js';
+import { DEFAULT_QUOTE_FORMAT, MAX_LIST_DEPTH } from './parse.js';
+import { step } from './steps.js';
 
 type Piece =
   | { k: 'text'; v: string; inLink: boolean }
-  | { k: 'raw'; v: string }
+  | { k: 'raw'; v: string; newline?: boolean }
   | { k: 'code'; v: string };
 
 const TOGGLES = Object.keys(TOGGLE_MARKS) as ToggleMark[];
@@ -24,6 +28,7 @@ const bs = (n: number) => '\\'.repeat(n);
 function escapePart(v: string, must: Set<string>): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (const c of v) {
     if (c === '\\') {
       run++;
@@ -44,6 +49,7 @@ const URL_PART = new Set(['[', ']', '|']);
 function escapeCodeSpan(v: string): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (const c of v.replace(/\r\n?|\n/g, ' ')) {
     if (c === '\\') {
       run++;
@@ -58,6 +64,7 @@ function escapeCodeSpan(v: string): string {
 /** A code block's text: `[/code]` inside it is escaped (with the backslashes before it doubled). */
 function escapeCodeBlock(v: string): string {
   const closesAt = (i: number) => v.slice(i, i + 7).toLowerCase() === '[/code]';
+  step(8 * v.length);
   let out = '';
   let i = 0;
   while (i < v.length) {
@@ -77,6 +84,7 @@ function escapeCodeBlock(v: string): string {
 function escapeText(v: string, prev: string, next: string, inLink: boolean, lineStart: boolean): string {
   let out = '';
   let run = 0;
+  step(v.length);
   for (let i = 0; i < v.length; i++) {
     const c = v[i];
     if (c === '\\') {
@@ -107,15 +115,22 @@ function lastChar(p: Piece): string {
   return p.k === 'code' ? '`' : p.v[p.v.length - 1] ?? '';
 }
 
-function joinPieces(pieces: Piece[], lineStart: boolean): string {
+/**
+ * `lineStart`: the first piece starts a line (and so does the piece after a `[br]` and
+ * its newline); `endNext`: what follows the last piece (a tag argument is followed by
+ * `|` or `]`, so a backslash run at its end must not escape it).
+ */
+function joinPieces(pieces: Piece[], lineStart: boolean, endNext = ''): string {
   const list = pieces.filter((p) => p.v !== '');
   let out = '';
   let prev = '';
+  let atStart = lineStart;
   list.forEach((p, i) => {
     if (p.k === 'raw') out += p.v;
     else if (p.k === 'code') out += '``' + escapeCodeSpan(p.v) + '``';
-    else out += escapeText(p.v, prev, firstChar(list[i + 1]), p.inLink, lineStart && i === 0);
+    else out += escapeText(p.v, prev, i + 1 < list.length ? firstChar(list[i + 1]) : endNext, p.inLink, atStart);
     prev = lastChar(p);
+    atStart = p.k === 'raw' && p.newline === true;
   });
   return out;
 }
@@ -151,28 +166,56 @@ function linkOf(node: DocNode): DocMark | undefined {
   return node.marks?.find((m) => m.type === 'link' && typeof m.attrs?.href === 'string' && safeHref(m.attrs.href) !== null);
 }
 
-/** Inline nodes -> one line of wiki syntax. */
-export function serializeInline(nodes: DocNode[], lineStart: boolean): string {
+/** Where inline content is written. */
+interface InlineContext {
+  /** It starts a line (list and heading markers at its start are escaped). */
+  lineStart: boolean;
+  /** It may span lines: a hard break is `[br]` and a newline (a paragraph). */
+  multiline: boolean;
+  /** It is a tag's argument (a quote's attribution): no tags, links, code or breaks. */
+  tagArgument?: boolean;
+}
+
+const ONE_LINE: InlineContext = { lineStart: false, multiline: false };
+
+/**
+ * Inline nodes -> wiki syntax. Marks are properly nested: the last opened closes first
+ * (the parser reads the runs of apostrophes this gives, `'` included, back to the
+ * same marks).
+ */
+export function serializeInline(nodes: DocNode[], ctx: InlineContext = ONE_LINE): string {
   const pieces: Piece[] = [];
-  const active = new Set<ToggleMark>();
+  const open: ToggleMark[] = [];
   let link: DocMark | undefined;
+  const delim = (m: ToggleMark) => pieces.push({ k: 'raw', v: TOGGLE_MARKS[m].delim });
   const setMarks = (want: Set<ToggleMark>) => {
-    for (const m of TOGGLES) if (active.has(m) && !want.has(m)) { pieces.push({ k: 'raw', v: TOGGLE_MARKS[m].delim }); active.delete(m); }
-    for (const m of TOGGLES) if (want.has(m) && !active.has(m)) { pieces.push({ k: 'raw', v: TOGGLE_MARKS[m].delim }); active.add(m); }
+    let keep = 0;
+    while (keep < open.length && want.has(open[keep])) keep++;
+    for (let i = open.length - 1; i >= keep; i--) delim(open[i]);
+    open.length = keep;
+    for (const m of TOGGLES) {
+      if (want.has(m) && !open.includes(m)) {
+        delim(m);
+        open.push(m);
+      }
+    }
   };
+  const br = (): Piece => (ctx.multiline ? { k: 'raw', v: '[br]\n', newline: true } : { k: 'raw', v: '[br]' });
   const closeLink = () => {
     if (link) pieces.push({ k: 'raw', v: (link.attrs?.target === '_blank' ? '|new_window=true' : '') + ']' });
     link = undefined;
   };
   for (const node of nodes) {
+    step(1 + (node.marks?.length ?? 0) + TOGGLES.length);
     if (node.type === 'text' && !node.text) continue;
-    const nodeLink = linkOf(node);
-    const want = node.type === 'text'
+    const nodeLink = ctx.tagArgument ? undefined : linkOf(node);
+    // a line ends with its marks closed: a hard break carries only its own marks
+    const want = node.type === 'text' || node.type === 'hard_break'
       ? new Set((node.marks ?? []).map((m) => m.type).filter((t): t is ToggleMark => t in TOGGLE_MARKS))
       : null;
     if (link !== nodeLink && !(link && nodeLink && sameAttrs(link.attrs, nodeLink.attrs))) {
       // marks that end with the link close inside it
-      if (link) setMarks(new Set([...active].filter((m) => want?.has(m))));
+      if (link) setMarks(new Set(open.filter((m) => want?.has(m))));
       closeLink();
       if (nodeLink) {
         pieces.push({ k: 'raw', v: '[' + escapePart(String(nodeLink.attrs!.href).trim(), URL_PART) + '|' });
@@ -182,13 +225,17 @@ export function serializeInline(nodes: DocNode[], lineStart: boolean): string {
     if (node.type === 'text') {
       const marks = node.marks ?? [];
       setMarks(want!);
-      const code = marks.some((m) => m.type === 'code');
+      const code = !ctx.tagArgument && marks.some((m) => m.type === 'code');
       const segments = String(node.text).split(/\r\n?|\n/);
       segments.forEach((seg, i) => {
-        if (i > 0) pieces.push({ k: 'raw', v: '[br]' });
-        pieces.push(code ? { k: 'code', v: seg } : { k: 'text', v: seg, inLink: link !== undefined });
+        if (i > 0) pieces.push(ctx.tagArgument ? { k: 'text', v: ' ', inLink: true } : br());
+        pieces.push(code ? { k: 'code', v: seg } : { k: 'text', v: seg, inLink: link !== undefined || ctx.tagArgument === true });
       });
-    } else if (node.type === 'hard_break') pieces.push({ k: 'raw', v: '[br]' });
+    } else if (node.type === 'hard_break') {
+      setMarks(want!);
+      pieces.push(ctx.tagArgument ? { k: 'text', v: ' ', inLink: true } : br());
+    }
+    else if (ctx.tagArgument) continue;
     else if (node.type === 'image') pieces.push({ k: 'raw', v: imageTag(node.attrs ?? {}) });
     else if (node.type === 'video') {
       const id = toId(node.attrs?.videoid);
@@ -198,13 +245,13 @@ export function serializeInline(nodes: DocNode[], lineStart: boolean): string {
       pieces.push(tag.startsWith('[') ? { k: 'raw', v: tag } : { k: 'text', v: tag, inLink: false });
     } else if (node.content) {
       // an unknown inline container: its inline content
-      const inner = serializeInline(node.content, false);
+      const inner = serializeInline(node.content, ONE_LINE);
       if (inner) pieces.push({ k: 'raw', v: inner });
     }
   }
   setMarks(new Set());
   closeLink();
-  return joinPieces(pieces, lineStart);
+  return joinPieces(pieces, ctx.lineStart, ctx.tagArgument ? ']' : '');
 }
 
 const isList = (n: DocNode) => n.type === 'bullet_list' || n.type === 'ordered_list';
@@ -227,12 +274,18 @@ function flattenInline(node: DocNode, out: DocNode[]) {
 }
 
 function textOf(node: DocNode): string {
+  step(1 + (node.text?.length ?? 0));
   if (node.type === 'text') return node.text ?? '';
   return (node.content ?? []).map(textOf).join('');
 }
 
-function serializeList(list: DocNode, prefix: string): string {
-  const marker = list.type === 'ordered_list' ? '#' : '*';
+/**
+ * A list at `depth` (1 at the top): each item's line has `depth` markers of the list's
+ * own type (`**` for a bullet list inside a numbered item), as the editor writes them.
+ */
+function serializeList(list: DocNode, depth: number): string {
+  const marker = (list.type === 'ordered_list' ? '#' : '*').repeat(depth);
+  step(depth);
   const lines: string[] = [];
   for (const item of list.content ?? []) {
     const inline: DocNode[] = [];
@@ -241,28 +294,36 @@ function serializeList(list: DocNode, prefix: string): string {
       if (isList(child)) nested.push(child);
       else flattenInline(child, inline);
     }
-    const text = serializeInline(inline, false);
-    lines.push(prefix + marker + (text ? ' ' + text : ''));
-    const deeper = prefix.length + 1 < MAX_LIST_DEPTH;
-    for (const n of nested) {
-      if (deeper) lines.push(serializeList(n, prefix + marker));
-      else {
-        // too deep for the syntax: flattened into items at this depth
-        lines.push(serializeList(n, prefix));
-      }
-    }
+    const text = serializeInline(inline, ONE_LINE);
+    lines.push(marker + (text ? ' ' + text : ''));
+    // too deep for the syntax: flattened into items at this depth
+    for (const n of nested) lines.push(serializeList(n, depth < MAX_LIST_DEPTH ? depth + 1 : depth));
   }
   return lines.join('\n');
+}
+
+/** A quote's attribution (a paragraph node, or a string from an older tree) as a tag argument. */
+function attributionArg(value: unknown): string {
+  const nodes = typeof value === 'string' ? [{ type: 'text', text: value }]
+    : typeof value === 'object' && value !== null ? (value as DocNode).content ?? [] : [];
+  const text = serializeInline(trimInline(nodes), { lineStart: false, multiline: false, tagArgument: true });
+  return text ? '|' + text : '';
+}
+
+/** A paragraph: its text trimmed (as the editor writes it), hard breaks as `[br]` and a newline. */
+function serializeParagraph(nodes: DocNode[]): string {
+  const text = serializeInline(trimInline(nodes), { lineStart: true, multiline: true });
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
 function serializeBlock(node: DocNode): string {
   switch (node.type) {
     case 'paragraph':
-      return serializeInline(node.content ?? [], true);
+      return serializeParagraph(node.content ?? []);
     case 'heading': {
       const raw = Number(node.attrs?.level);
       const level = Number.isInteger(raw) ? Math.min(6, Math.max(2, raw)) : 2;
-      const body = serializeInline(node.content ?? [], false).trim();
+      const body = serializeInline(node.content ?? [], ONE_LINE).trim();
       if (!body) return '';
       const eq = '='.repeat(level);
       return `${eq} ${body} ${eq}`;
@@ -270,19 +331,19 @@ function serializeBlock(node: DocNode): string {
     case 'code_block':
       return '[code]\n' + escapeCodeBlock(textOf(node)) + '\n[/code]';
     case 'blockquote': {
-      const attr = typeof node.attrs?.attribute === 'string' && node.attrs.attribute.trim() ? '|' + escapePart(node.attrs.attribute.trim(), TEXT_PART) : '';
-      const format = typeof node.attrs?.format === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(node.attrs.format) ? `|format=${node.attrs.format}` : '';
-      return `[quote${attr}${format}]\n${serializeBlocks(node.content ?? [])}\n[/quote]`;
+      const raw = node.attrs?.format;
+      const format = typeof raw === 'string' && raw !== DEFAULT_QUOTE_FORMAT && /^[\w-]{1,40}$/.test(raw) ? `|format=${raw}` : '';
+      return `[quote${attributionArg(node.attrs?.attribute)}${format}]\n${serializeBlocks(node.content ?? [])}\n[/quote]`;
     }
     case 'bullet_list':
     case 'ordered_list':
-      return serializeList(node, '');
+      return serializeList(node, 1);
     case 'text':
     case 'hard_break':
     case 'image':
     case 'video':
     case 'internal_link':
-      return serializeInline([node], true);
+      return serializeParagraph([node]);
     default:
       return serializeBlocks(node.content ?? []);
   }
@@ -293,10 +354,11 @@ export function serializeBlocks(nodes: DocNode[]): string {
   // consecutive inline nodes at block level form one paragraph
   let run: DocNode[] = [];
   const flush = () => {
-    if (run.length) out.push(serializeInline(run, true));
+    if (run.length) out.push(serializeParagraph(run));
     run = [];
   };
   for (const n of nodes) {
+    step();
     if (['text', 'hard_break', 'image', 'video', 'internal_link'].includes(n.type)) {
       run.push(n);
       continue;

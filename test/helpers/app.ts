@@ -21,6 +21,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'http://test.local',
     passwordHashCost: 4,
     loginRateLimit: 10_000,
+    mediaUploadsPerHour: 10_000,
     jobPollMs: 0,
     logLevel: 'silent',
     ...overrides,

@@ -107,6 +107,8 @@ describe('authorization matrix', () => {
         const s = res.statusCode;
         const fail = (why: string) => problems.push(`${where}\n      ${why}`);
         if (cell.privilege === null) {
+          // One rule for every refusal of a caller without a token: 401, never 403.
+          if (s === 403) fail('403 to a caller without a valid token: expected 401');
           if (cell.name !== 'no token') {
             if (s !== 401) fail('expected 401: the token is not valid');
             else if (res.json().code !== 'invalid_token') fail('expected code invalid_token');
@@ -152,6 +154,47 @@ describe('authorization matrix', () => {
   });
 });
 
+describe('media ownership', () => {
+  // Private library items of another user, named by every write that takes a media id.
+  // Each is a 422 naming the field, and nothing is stored.
+  const now = () => t.clock.now();
+  const privateItems = async () => {
+    const owner = ids.other.userid;
+    const image = (await t.db.insertInto('images').values({ guid: `mx${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, width: 8, height: 8, mime: 'image/png', created_date: now() }).returning('imageid').executeTakeFirstOrThrow()).imageid;
+    const video = (await t.db.insertInto('videos').values({ guid: `mv${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'v.mp4', created_date: now() }).returning('videoid').executeTakeFirstOrThrow()).videoid;
+    const document = (await t.db.insertInto('documents').values({ guid: `md${Date.now()}${Math.random()}`.replace(/\W/g, '').slice(0, 16), userid: owner, filename: 'p.pdf', mime: 'application/pdf', size: 1, md5: null, blob_key: 'originals/none', created_date: now() }).returning('documentid').executeTakeFirstOrThrow()).documentid;
+    return { image, video, document };
+  };
+  const sharedGuide = async () => {
+    const category = (await t.db.selectFrom('wikis').select('title').where('namespace', '=', 'CATEGORY').limit(1).executeTakeFirstOrThrow()).title;
+    const g = (await t.post('/guides', { token: ids.author.token, body: { type: 'replacement', title: 'Media matrix guide', category, public: true } })).json();
+    await t.put(`/guides/${g.guideid}/users/${ids.user.userid}`, { token: ids.author.token });
+    return g as { guideid: number; revisionid: number };
+  };
+  const wikiid = async () => (await t.db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'WIKI').limit(1).executeTakeFirstOrThrow()).wikiid;
+  type Row = [string, () => Identity, (m: Awaited<ReturnType<typeof privateItems>>) => Promise<{ method: 'POST' | 'PATCH'; url: string; body: unknown; field: string }>];
+  const ROWS: Row[] = [
+    ['guide documents (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { documents: [m.document] }, field: 'documents[0]' }; }],
+    ['guide image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'PATCH', url: `/guides/${g.guideid}?revisionid=${g.revisionid}`, body: { imageid: m.image }, field: 'imageid' }; }],
+    ['step image (collaborator)', () => ids.user, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'image', data: [m.image] } }, field: 'media.data[0]' }; }],
+    ['step video (Author)', () => ids.author, async (m) => { const g = await sharedGuide(); return { method: 'POST', url: `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, body: { lines: [{ text: 'x' }], media: { type: 'object', data: m.video } }, field: 'media.data' }; }],
+    ['avatar (User)', () => ids.user, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['avatar (Admin for a user)', () => ids.admin, async (m) => ({ method: 'PATCH', url: `/users/${ids.user.userid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['team image (lead)', () => ids.lead, async (m) => ({ method: 'PATCH', url: `/teams/${world.teamid}`, body: { imageid: m.image }, field: 'imageid' })],
+    ['comment media (User)', () => ids.user, async (m) => ({ method: 'POST', url: `/comments/wiki/${await wikiid()}`, body: { text: 'A comment of twelve characters at least.', media: [{ type: 'video', id: m.video }] }, field: 'media[0].id' })],
+    ['wiki image (Author)', () => ids.author, async (m) => ({ method: 'POST', url: '/wikis', body: { namespace: 'WIKI', title: `Matrix ${Date.now()}`, contents: 'x', image: m.image }, field: 'image' })],
+  ];
+  it.each(ROWS)('%s: another user\'s private item is a 422 and stores nothing', async (_name, who, build) => {
+    await world.restore();
+    const req = await build(await privateItems());
+    const before = await checksum(world.db);
+    const res = await t.app.inject({ method: req.method, url: BASE_PATH + req.url, headers: { authorization: `api ${who().token}` }, payload: req.body as object });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(req.field);
+    expect(changedTables(before, await checksum(world.db))).toEqual([]);
+  });
+});
+
 describe('impersonation', () => {
   it('an Admin gets a token that acts as the user, with the user\'s privileges, recorded as impersonated', async () => {
     await world.restore();
@@ -191,6 +234,24 @@ describe('impersonation', () => {
     expect((await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: 2_000_000_000 } })).statusCode).toBe(404);
   });
 
+  it('an impersonation token works only while its Admin is an enabled Admin, on every route', async () => {
+    await world.restore();
+    const impersonator = await makeUser(t, { privileges: ['Admin', 'User'], username: 'Rel impersonator' });
+    const res = await t.post('/user/token/impersonate', { token: impersonator.token, body: { userid: ids.admin.userid } });
+    expect(res.statusCode).toBe(201);
+    const token = res.json().authToken as string;
+    expect((await t.get('/user', { token })).statusCode).toBe(200);
+    // Demoted behind the API's back (no revocation ran): the token's next use is refused.
+    await t.db.updateTable('users').set({ privileges: 'User' }).where('userid', '=', impersonator.userid).execute();
+    for (const op of ops.filter((o) => o.access !== 'none')) {
+      const req = await validRequest(world, ops, op, ids.admin, 'team');
+      const before = await checksum(world.db);
+      const out = await send(req, token);
+      expect(out.statusCode, `${op.id} with the token of a demoted impersonator`).toBe(401);
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    }
+  });
+
   it('impersonating a disabled account gives a token that does not work', async () => {
     await world.restore();
     const u = await makeUser(t);
@@ -198,6 +259,43 @@ describe('impersonation', () => {
     const res = await t.post('/user/token/impersonate', { token: ids.admin.token, body: { userid: u.userid } });
     if (res.statusCode === 201) expect((await t.get('/user', { token: res.json().authToken })).statusCode).toBe(401);
     else expect([403, 422]).toContain(res.statusCode);
+  });
+});
+
+describe('anonymous reads of private content', () => {
+  it('every read the Admin may make of a private guide and what hangs on it answers 401 to a caller without a token, never 403', async () => {
+    await world.restore();
+    // Every guide private for the time of the test: whatever a read reaches is then private.
+    const saved = await t.db.selectFrom('guides').select(['guideid', 'langid', 'public']).execute();
+    await t.db.updateTable('guides').set({ public: 0 }).execute();
+    const refused: string[] = [];
+    let hidden = 0;
+    try {
+      for (const op of ops.filter((o) => o.method === 'GET' && o.access === 'none' && o.pathParams.length > 0)) {
+        const req = await validRequest(world, ops, op, ids.admin, 'team');
+        const admin = await send(req, ids.admin.token);
+        const anonymous = await send(req, undefined);
+        if (anonymous.statusCode === 403) refused.push(`${op.id} ${req.url}: 403`);
+        // What the Admin reads and an anonymous caller may not: 401 (or 404 where existence is hidden).
+        if (admin.statusCode === 200 && anonymous.statusCode >= 400 && ![401, 404].includes(anonymous.statusCode)) refused.push(`${op.id} ${req.url}: ${anonymous.statusCode}`);
+        if (admin.statusCode === 200 && anonymous.statusCode === 401) hidden++;
+      }
+      // What hangs on a private guide by another route: a comment on it and on its step.
+      const guide = saved[0];
+      const record = (await t.get(`/guides/${guide.guideid}?langid=${guide.langid}`, { token: ids.admin.token })).json();
+      const contexts = [`guide/${guide.guideid}`, ...(record.steps?.length ? [`step/${record.steps[0].stepid}`] : [])];
+      for (const context of contexts) {
+        const made = await t.post(`/comments/${context}`, { token: ids.admin.token, body: { text: 'A comment on a private guide.' } });
+        expect(made.statusCode, context).toBe(201);
+        const res = await t.get(`/comments/${made.json().commentid}`);
+        if (res.statusCode !== 401) refused.push(`GET /comments/{commentid} on a ${context}: ${res.statusCode}`);
+        else hidden++;
+      }
+    } finally {
+      for (const g of saved) await t.db.updateTable('guides').set({ public: g.public }).where('guideid', '=', g.guideid).where('langid', '=', g.langid).execute();
+    }
+    expect(refused).toEqual([]);
+    expect(hidden, 'reads of private guides refused to an anonymous caller').toBeGreaterThan(3);
   });
 });
 
@@ -244,6 +342,20 @@ describe('token lifetime', () => {
     expect((await t.get('/user', { token: third })).statusCode).toBe(401);
   });
 
+  it('an empty Authorization header is no header, on every route', async () => {
+    await world.restore();
+    for (const op of ops) {
+      for (const authorization of ['', ' ']) {
+        // A request per send: some work once (a reset token).
+        await world.restore();
+        const none = await send(await validRequest(world, ops, op, null, 'team'), undefined);
+        await world.restore();
+        const empty = await injectValid(world, await validRequest(world, ops, op, null, 'team'), undefined, { authorization });
+        expect(empty.statusCode, `${op.id} with Authorization: "${authorization}" (without: ${none.statusCode})`).toBe(none.statusCode);
+      }
+    }
+  });
+
   it('malformed Authorization headers are 401, never 500, on every route', async () => {
     await world.restore();
     const headers = ['api', 'api ', 'Basic dXNlcjpwYXNz', `api ${ids.admin.token} extra`, `api  ${ids.admin.token}x`, 'Bearer', 'api \u00e9', `API ${'a'.repeat(5000)}`, 'api null', 'api undefined'];
@@ -254,5 +366,135 @@ describe('token lifetime', () => {
         expect(res.statusCode, `${op.id} with Authorization: ${authorization.slice(0, 40)}`).toBe(401);
       }
     }
+  });
+});
+
+// Privacy is per language: a guide public in `en` and private in `de` (its translation).
+// Every read that spans a guide's languages, or derives a value from other guides,
+// shows each caller only the languages they read: the owner (an Author) and Admins see
+// the `de` rows, anonymous callers and other users never do.
+describe('per-language privacy', async () => {
+  const { buildTestApp } = await import('../helpers/app.js');
+  const { makeAdmin, makeAuthor } = await import('../helpers/factories.js');
+  const { makeGuide, makePublishedGuide } = await import('../helpers/factories/guides.js');
+  const p = await buildTestApp({ config: { languages: ['en', 'de'] } });
+  afterAll(() => p.close());
+  const [owner, admin, plain, stranger] = [await makeAuthor(p), await makeAdmin(p), await makeUser(p), await makeUser(p)];
+  const ok = (res: LightMyRequestResponse, what: string) => {
+    if (res.statusCode >= 300) throw new Error(`${what}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+
+  // The guide: public in en, private in de; a step, a release, a suspended work log entry and a comment in each.
+  const en = await makePublishedGuide(p, owner, 1);
+  const de0 = ok(await p.post('/guides', { token: owner.token, body: { guideid: en.guideid, langid: 'de', type: 'replacement', category: en.category, title: 'Geheim' } }), 'translation');
+  const de = ok(await p.post(`/guides/${en.guideid}/steps?revisionid=${de0.revisionid}&langid=de`, { token: owner.token, body: { title: 'Geheimer Schritt', lines: [{ text: 'geheim' }] } }), 'step');
+  const release = async (langid: string, notes: string) => ok(await p.post('/guides/releases', { token: owner.token, body: { guideid: en.guideid, langid, type: 'major', notes } }), 'release');
+  const relEn = await release('en', 'public notes');
+  const relDe = await release('de', 'secret notes');
+  const suspended = async (who: typeof owner, langid: string) => {
+    const e = ok(await p.post('/work_log', { token: who.token, body: { guideid: en.guideid, langid } }), 'work log');
+    ok(await p.post(`/work_log/${e.entryid}/suspend`, { token: who.token }), 'suspend');
+    return e.entryid as number;
+  };
+  const entryDe = await suspended(owner, 'de');
+  const entryEn = await suspended(owner, 'en');
+  const commentDe = ok(await p.post(`/comments/guide/${en.guideid}`, { token: owner.token, body: { text: 'geheimer Kommentar', langid: 'de' } }), 'comment').commentid as number;
+  const commentEn = ok(await p.post(`/comments/guide/${en.guideid}`, { token: owner.token, body: { text: 'a public comment', langid: 'en' } }), 'comment').commentid as number;
+  const stepCommentDe = ok(await p.post(`/comments/step/${de.steps[0].stepid}`, { token: owner.token, body: { text: 'geheimer Schrittkommentar' } }), 'comment').commentid as number;
+
+  // A public guide whose one prerequisite is private, modified after it.
+  const hidden = await makeGuide(p, owner);
+  p.clock.advance(100);
+  const requiring = await makePublishedGuide(p, owner, 0, { prerequisites: [hidden.guideid] });
+  p.clock.advance(100);
+  const hiddenNow = ok(await p.patch(`/guides/${hidden.guideid}?revisionid=${hidden.revisionid}`, { token: owner.token, body: { summary: 'changed later' } }), 'edit');
+
+  const ids = (list: Array<Record<string, number>>, key: string) => list.map((x) => x[key]);
+  const callers = { anonymous: undefined, 'a User': plain.token, 'another User': stranger.token } as Record<string, string | undefined>;
+  const readers = { 'the owner': owner.token, 'an Admin': admin.token } as Record<string, string | undefined>;
+
+  // [row, request, what the de row shows in the answer, what the en row shows]
+  const ROWS: Array<[string, string, (body: any) => unknown[], boolean]> = [
+    ['GET /guides/{id}/releases', `/guides/${en.guideid}/releases`, (b) => ids(b.releases, 'releaseid'), false],
+    ['GET /guides/releases?guideid=', `/guides/releases?guideid=${en.guideid}`, (b) => ids(b.releases, 'releaseid'), false],
+    ['GET /work_log/{guideid}/suspended', `/work_log/${en.guideid}/suspended`, (b) => ids(Array.isArray(b) ? b : b.results, 'entryid'), true],
+    ['GET /work_log?guideid=', `/work_log?guideid=${en.guideid}`, (b) => ids(Array.isArray(b) ? b : b.results, 'entryid'), true],
+    ['GET /comments', '/comments?limit=200', (b) => ids(b, 'commentid'), false],
+  ];
+  const deIds: Record<string, number[]> = {
+    'GET /guides/{id}/releases': [relDe.releaseid], 'GET /guides/releases?guideid=': [relDe.releaseid],
+    'GET /work_log/{guideid}/suspended': [entryDe], 'GET /work_log?guideid=': [entryDe], 'GET /comments': [commentDe, stepCommentDe],
+  };
+  const enIds: Record<string, number[]> = {
+    'GET /guides/{id}/releases': [relEn.releaseid], 'GET /guides/releases?guideid=': [relEn.releaseid],
+    'GET /work_log/{guideid}/suspended': [], 'GET /work_log?guideid=': [], 'GET /comments': [commentEn],
+  };
+
+  for (const [name, path, listed, userOnly] of ROWS) {
+    it(`${name}: the private language is left out for those who do not read it, listed for those who do`, async () => {
+      for (const [who, token] of Object.entries(callers)) {
+        if (userOnly && token === undefined) continue;
+        const res = await p.get(path, { token });
+        expect(res.statusCode, `${who}: ${res.body}`).toBe(200);
+        const seen = listed(res.json());
+        for (const id of deIds[name]) expect(seen, `${who} sees a row of the private language`).not.toContain(id);
+        for (const id of enIds[name]) expect(seen, `${who} misses a row of the public language`).toContain(id);
+      }
+      for (const [who, token] of Object.entries(readers)) {
+        const seen = listed(ok(await p.get(path, { token }), `${name} as ${who}`));
+        for (const id of [...deIds[name], ...(userOnly ? [] : enIds[name])]) expect(seen, `${who} misses ${id}`).toContain(id);
+      }
+    });
+  }
+
+  it('GET /work_log/{entryid} and GET /comments/{id} of the private language: refused to anonymous callers and others, 200 to the owner', async () => {
+    expect((await p.get(`/work_log/${entryDe}`, { token: plain.token })).statusCode).toBe(403);
+    expect((await p.get(`/work_log/${entryDe}`, { token: owner.token })).statusCode).toBe(200);
+    expect((await p.get(`/work_log/${entryEn}`, { token: plain.token })).statusCode).toBe(200);
+    for (const id of [commentDe, stepCommentDe]) {
+      expect([401, 403]).toContain((await p.get(`/comments/${id}`)).statusCode);
+      expect((await p.get(`/comments/${id}`, { token: plain.token })).statusCode).toBe(403);
+      expect((await p.get(`/comments/${id}`, { token: owner.token })).statusCode).toBe(200);
+    }
+    expect((await p.get(`/comments/${commentEn}`)).statusCode).toBe(200);
+    // nor may others write into the private language
+    const written = await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the private language', langid: 'de' } });
+    expect(written.statusCode).toBe(403);
+    expect((await p.post(`/comments/guide/${en.guideid}`, { token: plain.token, body: { text: 'into the public language', langid: 'en' } })).statusCode).toBe(201);
+  });
+
+  it('a private prerequisite counts for no one who cannot read it, in the record, the list and the cache, whoever read first', async () => {
+    const record = (token?: string) => p.get(`/guides/${requiring.guideid}`, { token });
+    const listed = async (token?: string) => ok(await p.get(`/guides?guideids=${requiring.guideid}`, { token }), 'list')[0];
+    for (const round of [1, 2]) {
+      // the second round is answered from the cache
+      for (const token of [owner.token, admin.token]) {
+        const full = ok(await record(token), 'record');
+        expect(full.prereq_modified_date, `round ${round}`).toBe(hiddenNow.modified_date);
+        expect(full.prerequisites.map((x: any) => x.guideid)).toEqual([hidden.guideid]);
+        expect((await listed(token)).prereq_modified_date).toBe(hiddenNow.modified_date);
+      }
+      for (const token of [undefined, plain.token]) {
+        const full = ok(await record(token), 'record');
+        expect(full.prereq_modified_date, `round ${round}`).toBe(0);
+        expect(full.prerequisites).toEqual([]);
+        expect((await listed(token)).prereq_modified_date).toBe(0);
+      }
+    }
+    // A new language of a prerequisite shows at once in a cached record of that language.
+    const pre = await makePublishedGuide(p, owner);
+    const deGuide = ok(await p.post('/guides', { token: owner.token, body: { guideid: requiring.guideid, langid: 'de', type: 'replacement', category: pre.category, title: 'Braucht', public: true, prerequisites: [pre.guideid] } }), 'translation');
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => x.locale)).toEqual(['en']);
+    // written by hand, as any writer may (the database's triggers keep the cache right)
+    const preRow = await p.db.selectFrom('guides').selectAll().where('guideid', '=', pre.guideid).where('langid', '=', 'en').executeTakeFirstOrThrow();
+    await p.db.insertInto('guides').values({ ...preRow, langid: 'de', title: 'Vorher', cache_stamp: 0 }).execute();
+    expect(ok(await p.get(`/guides/${deGuide.guideid}?langid=de`), 'de').prerequisites.map((x: any) => [x.locale, x.title])).toEqual([['de', 'Vorher']]);
+    // Naming a private guide one does not read as a prerequisite is as naming none.
+    const mine = await makePublishedGuide(p, owner);
+    ok(await p.put(`/guides/${mine.guideid}/users/${plain.userid}`, { token: owner.token }), 'collaborator');
+    const named = await p.patch(`/guides/${mine.guideid}?revisionid=${mine.revisionid}`, { token: plain.token, body: { prerequisites: [hidden.guideid] } });
+    expect(named.statusCode, named.body).toBe(422);
+    expect(named.json().errors[0]).toMatchObject({ field: 'prerequisites[0]', message: `There is no guide ${hidden.guideid}.` });
   });
 });

@@ -9,8 +9,11 @@
 // - forged X-App-Id on register and login;
 // - brute-force login and every rate-limited route: 429 with Retry-After, not bypassed
 //   by X-Forwarded-For;
-// - security headers on every response, CORS still working for browser clients.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// - security headers on every response, CORS still working for browser clients;
+// - malicious media (DASH and HLS text behind an atom header, live DASH, huge metadata,
+//   a huge declared duration): a clean 422 or a failed item, the worker free for the
+//   next job, no program left running.
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +35,10 @@ import { PassThrough } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { BASE_PATH } from '../../src/app.js';
 import { makeUser } from '../helpers/factories.js';
+import { buildTestApp } from '../helpers/app.js';
+import { hasFfmpeg, upload } from '../helpers/factories/media.js';
+import { dashBehindAtom, gappedMp4, hlsBehindAtom, hugeTagsWebm, plainMp4 } from '../helpers/factories/hostile-media.js';
+import { runningPrograms } from '../../src/process-runner.js';
 
 const world = await buildWorld();
 const { t, ids } = world;
@@ -626,5 +633,47 @@ describe('NUL characters', () => {
     expect(findNul(new PassThrough(), '')).toBeNull();
     expect(findNul(Buffer.from([0, 0, 0]), '')).toBeNull();
     expect(findNul({ a: [{ b: 'x\u0000' }] }, '')).toBe('a[0].b');
+  });
+});
+
+describe.skipIf(!hasFfmpeg)('malicious media', () => {
+  it('each ends as a clean 422 or a failed item; the worker is free for the next job; no program is left', async () => {
+    // Tiny limits: the huge-duration file passes the (raised) duration check so that its encode meets the time limit.
+    const m = await buildTestApp({ config: { videoMaxSeconds: 1_000_000, videoEncodeTimeoutMs: 3000, videoProbeMaxOutputBytes: 16 * 1024 } });
+    try {
+      const user = await makeUser(m);
+      const secret = join(m.config.dataDir, 'secret.mp4');
+      writeFileSync(secret, plainMp4());
+      const cases: Array<[string, Buffer, string]> = [
+        ['DASH behind "free" naming a server file', dashBehindAtom(secret), 'clip.mov'],
+        ['HLS behind an atom header', hlsBehindAtom(secret), 'clip.mov'],
+        ['live DASH', dashBehindAtom(secret, true), 'live.mov'],
+        ['WebM with huge metadata tags', hugeTagsWebm(100_000), 'tags.webm'],
+        ['MP4 declaring 100 000 seconds', gappedMp4(100_000), 'hours.mp4'],
+      ];
+      for (const [what, data, name] of cases) {
+        const res = await upload(m, user, data, name);
+        if (res.statusCode === 422) {
+          expect(checkErrorBody(422, res.headers, res.body), what).toEqual([]);
+          expect(res.json().errors[0].field, what).toBe('file');
+        } else {
+          expect(res.statusCode, what).toBe(200);
+          await m.app.jobs.runDue();
+          const v = await m.db.selectFrom('videos').select('state').where('videoid', '=', res.json().id).executeTakeFirstOrThrow();
+          expect(['failed', 'finished'], what).toContain(v.state);
+          const job = await m.db.selectFrom('jobs').select(['status']).where('payload', '=', JSON.stringify({ videoid: res.json().id })).executeTakeFirstOrThrow();
+          expect(job.status, what).toBe('done');
+        }
+        expect(runningPrograms(), what).toEqual([]);
+      }
+      // The server-side file was never served back as someone's video, and the worker takes the next job.
+      const ok = (await upload(m, user, plainMp4(), 'fine.mp4')).json();
+      await m.app.jobs.runDue();
+      expect((await m.db.selectFrom('videos').select('state').where('videoid', '=', ok.id).executeTakeFirstOrThrow()).state).toBe('finished');
+      const finished = await m.db.selectFrom('videos').select('filename').where('state', '=', 'finished').execute();
+      expect(finished.map((v) => v.filename).sort()).toEqual(['fine.mp4', 'tags.webm']);
+    } finally {
+      await m.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
 // Queries of the comments area, and the batch builder of comment records.
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { AuthUser } from '../../http/auth.js';
+import { guideRowReadable } from '../guides/guides.read-rule.js';
 import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';
@@ -18,17 +20,25 @@ export function findComment(db: Kysely<Database>, commentid: number) {
 type CommentQuery<O> = SelectQueryBuilder<Database & { c: CommentTable }, 'c', O>;
 
 /**
- * Only comments that are not on a private or deleted guide (or a step of one): what
- * lists show to those who do not read every private guide. Indexed lookups by key.
+ * Only comments on what `user` reads: a guide comment by the guide's row in the
+ * comment's language (any readable row when the guide lacks that language), a step
+ * comment by its step's guide row; deleted guides' comments are left out. The read rule
+ * is the guides area's, per language (guides.read-rule.ts). Indexed lookups by key.
  */
-export function onReadableGuides<O>(query: CommentQuery<O>): CommentQuery<O> {
+export function onReadableGuides<O>(query: CommentQuery<O>, user: AuthUser | null | undefined): CommentQuery<O> {
   return query.where((eb) => eb.or([
     eb('c.context', 'not in', ['guide', 'step']),
-    eb.and([eb('c.context', '=', 'guide'), eb.exists(eb.selectFrom('guides as g').select('g.guideid')
-      .whereRef('g.guideid', '=', 'c.contextid').where('g.public', '=', 1).where('g.deleted', '=', 0))]),
+    eb.and([eb('c.context', '=', 'guide'), eb.or([
+      eb.exists(eb.selectFrom('guides as g').select('g.guideid').whereRef('g.guideid', '=', 'c.contextid').whereRef('g.langid', '=', 'c.langid')
+        .where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'))),
+      eb.and([
+        eb.not(eb.exists(eb.selectFrom('guides as own').select('own.guideid').whereRef('own.guideid', '=', 'c.contextid').whereRef('own.langid', '=', 'c.langid').where('own.deleted', '=', 0))),
+        eb.exists(eb.selectFrom('guides as g').select('g.guideid').whereRef('g.guideid', '=', 'c.contextid').where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'))),
+      ]),
+    ])]),
     eb.and([eb('c.context', '=', 'step'), eb.exists(eb.selectFrom('guide_steps as s')
       .innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 's.guideid').onRef('g.langid', '=', 's.langid'))
-      .select('s.stepid').whereRef('s.stepid', '=', 'c.contextid').where('g.public', '=', 1).where('g.deleted', '=', 0))]),
+      .select('s.stepid').whereRef('s.stepid', '=', 'c.contextid').where('g.deleted', '=', 0).where(guideRowReadable(user, 'g')))]),
   ]));
 }
 

@@ -2,15 +2,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
+import { forbidden, invalidField, notFound } from '../../http/errors.js';
 import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
 import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Comments'];
 const CommentParam = Type.Object({ commentid: Id() });
@@ -31,22 +30,6 @@ export function requireOwnerOrModerator(request: FastifyRequest, ownerid: number
   return user;
 }
 
-async function checkMedia(db: Kysely<Database>, media: Array<{ type: 'image' | 'video'; id: number }>) {
-  const imageIds = media.filter((m) => m.type === 'image').map((m) => m.id);
-  const videoIds = media.filter((m) => m.type === 'video').map((m) => m.id);
-  const [images, videos] = await Promise.all([
-    imageIds.length ? db.selectFrom('images').select('imageid').where('imageid', 'in', imageIds).execute() : Promise.resolve([]),
-    videoIds.length ? db.selectFrom('videos').select('videoid').where('videoid', 'in', videoIds).execute() : Promise.resolve([]),
-  ]);
-  const haveImages = new Set(images.map((i) => i.imageid));
-  const haveVideos = new Set(videos.map((v) => v.videoid));
-  const errors: FieldError[] = [];
-  media.forEach((m, i) => {
-    if (!(m.type === 'image' ? haveImages : haveVideos).has(m.id)) errors.push({ field: `media[${i}].id`, code: 'invalid_value', message: `No such ${m.type}.`, index: i });
-  });
-  if (errors.length) throw unprocessable(errors);
-}
-
 export async function commentsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
@@ -63,17 +46,25 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'List comments, ordered by commentid',
-      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: top-level comments created since; `modifiedSince`: threads in which a comment or reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides that are private or deleted (and on their steps) are listed only to Authors and Admins.',
+      description: 'Top-level comments, each with its replies (replies are not listed on their own). `createdSince`: threads in which the comment or a reply was created at or after that time (a new reply brings its thread back); `modifiedSince`: threads in which the comment or a reply was created or modified since. `context`, `langid` filter; `order` ASC (default) or DESC by commentid; `offset`, `limit`. Comments on guides (and their steps) are listed to those who read the guide in the comment\'s language (private languages to their owner, collaborators, contributors, Authors and Admins); on deleted guides, only to Authors and Admins.',
       querystring: CommentListQuery,
       response: { 200: Type.Array(Comment), ...errorResponses(422) },
     },
   }, async (request) => {
     const q = request.query;
     let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
-    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query);
+    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query, request.user);
     if (q.context) query = query.where('c.context', '=', q.context);
     if (q.langid) query = query.where('c.langid', '=', q.langid);
-    if (q.createdSince !== undefined) query = query.where('c.date', '>=', q.createdSince);
+    // A thread is listed whole, so both filters look at the whole thread: the comment or
+    // any of its replies created (createdSince), or created or edited (modifiedSince).
+    if (q.createdSince !== undefined) {
+      const since = q.createdSince;
+      query = query.where((eb) => eb.or([
+        eb('c.date', '>=', since),
+        eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid').where('r.date', '>=', since)),
+      ]));
+    }
     if (q.modifiedSince !== undefined) {
       const since = q.modifiedSince;
       query = query.where((eb) => eb.or([
@@ -97,7 +88,8 @@ export async function commentsRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const row = await existing(request.params.commentid);
     if (row.context === 'guide' || row.context === 'step') {
-      const target = await resolveContext(db, row.context, row.contextid, config.languages[0]);
+      // A guide comment is read as the guide in the comment's language is (the read rule is per language).
+      const target = await resolveContext(db, row.context, row.contextid, row.langid);
       // A comment whose guide is deleted reads as gone, as the guide does.
       if (!target) throw notFound('Comment');
       await requireContextRead(db, request.user, target);
@@ -133,7 +125,12 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const explicit = b.langid ?? b.langId;
     if (explicit !== undefined && !config.languages.includes(explicit)) throw invalidField(b.langid !== undefined ? 'langid' : 'langId', `The language must be one of the site's: ${config.languages.join(', ')}.`);
     const langid = explicit ?? parent?.langid ?? target.langid;
-    if (b.media?.length) await checkMedia(db, b.media);
+    // A guide comment is read as the guide in the comment's language: it is written so too.
+    if (context === 'guide' && langid !== target.langid) {
+      const inLanguage = await resolveContext(db, context, contextid, langid);
+      if (inLanguage) await requireContextRead(db, user, inLanguage);
+    }
+    if (b.media?.length) await checkMediaRefs(db, user, b.media.map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })));
     const now = clock.now();
     const commentid = await db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('comments').values({

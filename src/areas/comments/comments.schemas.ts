@@ -68,7 +68,7 @@ export const CommentPatch = Type.Object({
 
 export const CommentListQuery = Type.Object({
   modifiedSince: Type.Optional(Type.Integer({ minimum: 0, description: 'Threads with a comment or reply created or modified at or after this time.' })),
-  createdSince: Type.Optional(Type.Integer({ minimum: 0, description: 'Top-level comments created at or after this time.' })),
+  createdSince: Type.Optional(Type.Integer({ minimum: 0, description: 'Threads whose comment or one of its replies was created at or after this time.' })),
   context: Type.Optional(ContextParam),
   langid: Type.Optional(LangidString),
   order: Type.Optional(Order),

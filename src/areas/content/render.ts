@@ -60,7 +60,7 @@ export async function loadMarkupResolver(db: Kysely<Database>, config: Config, r
       const r = images.get(id);
       if (!r) return null;
       const variant = ((IMAGE_VARIANTS as readonly string[]).includes(size) ? size : 'standard') as ImageVariant;
-      return { src: imageVariantUrl(config.publicUrl, r.guid, variant) };
+      return { src: imageVariantUrl(config, r.guid, variant) };
     },
     video(id): ResolvedVideo | null {
       const v = (videos as Map<number, any>).get(id);

@@ -12,6 +12,9 @@
 // Stamps are read before what they vouch for, so an answer built while a write commits
 // is stored under the older stamp and is never served after it.
 //
+// A record that shows a prerequisite private in some language depends on who reads it:
+// it is kept per viewer class (anonymous; Authors and Admins), never for other users.
+//
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
@@ -21,7 +24,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
-import { visiblePrerequisites } from './guides.queries.js';
+import { readsEveryGuide } from './guides.read-rule.js';
 
 declare module './guides.tables.js' {
   interface GuideTable {
@@ -123,40 +126,57 @@ function send(request: FastifyRequest, reply: FastifyReply, json: Buffer) {
 }
 
 /**
- * Answers the current full record of the guide in `row` (a row just read, whose
- * revisionid and cache_stamp vouch for the cached bytes): from the cache, or built with
- * `build`, serialized through the route's response schema and kept. Records with a
- * private prerequisite are not kept: what they show depends on who asks.
+ * Whom a cached answer that depends on the viewer (a private prerequisite) may be given
+ * to: anonymous callers, or those who read every guide (Authors, Admins). What they
+ * see depends only on `public` flags, which the stamps follow. What another user sees
+ * also depends on collaborations and contributions, which no stamp follows: such
+ * answers are built for them and not kept.
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<FullGuide>) {
-  if (app.config.guideCacheMb <= 0) return visiblePrerequisites(await build(), user);
-  const cache = guideCaches(app).guides;
-  const key = `${row.guideid}:${row.langid}`;
+function viewerClass(user: AuthUser | null): 'anonymous' | 'every guide' | null {
+  if (!user) return 'anonymous';
+  return readsEveryGuide(user) ? 'every guide' : null;
+}
+
+/**
+ * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
+ * else under `key` and the viewer's class (guides.read-rule.ts).
+ */
+async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>) {
   const now = Date.now();
-  const hit = cache.get(key, row.revisionid, row.cache_stamp, now);
+  const cls = viewerClass(user);
+  const hit = cache.get(key, revisionid, stamp, now) ?? (cls !== null ? cache.get(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
   if (hit !== undefined) return send(reply.request, reply, hit);
-  const record = await build();
-  if (!record.prerequisites.every((p) => p.public)) return visiblePrerequisites(record, user);
-  const json = Buffer.from(reply.serializeInput(record as unknown as Record<string, unknown>, '200') as string);
-  cache.set(key, row.revisionid, row.cache_stamp, now, json);
+  const { value, dependsOnViewer } = await build();
+  if (dependsOnViewer && cls === null) return value;
+  const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+  cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
   return send(reply.request, reply, json);
 }
 
 /**
- * Answers a page of the guide list from the cache when no guide changed since it was
- * built (the 'guides' stamp), else builds, serializes and keeps it. `key` names the page
- * (every query parameter that shapes it).
+ * Answers the current full record of the guide in `row` as `user` sees it (a row just
+ * read, whose revisionid and cache_stamp vouch for the cached bytes): from the cache,
+ * or built with `build`, serialized through the route's response schema and kept.
  */
-export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, key: string, build: () => Promise<T[]>): Promise<T[] | FastifyReply> {
-  if (app.config.guideCacheMb <= 0) return build();
-  const cache = guideCaches(app).lists;
-  const now = Date.now();
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<{ record: FullGuide; dependsOnViewer: boolean }>) {
+  if (app.config.guideCacheMb <= 0) return (await build()).record;
+  return cachedOrBuilt(guideCaches(app).guides, reply, user, `${row.guideid}:${row.langid}`, row.revisionid, row.cache_stamp, async () => {
+    const { record, dependsOnViewer } = await build();
+    return { value: record, dependsOnViewer };
+  });
+}
+
+/**
+ * Answers a page of the guide list as `user` sees it from the cache when no guide
+ * changed since it was built (the 'guides' stamp), else builds, serializes and keeps it.
+ * `key` names the page (every query parameter that shapes it).
+ */
+export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean }>): Promise<T[] | FastifyReply> {
+  if (app.config.guideCacheMb <= 0) return (await build()).records;
   const row = await app.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guides').executeTakeFirst();
   const stamp = Number(row?.stamp ?? -1);
-  const hit = cache.get(key, 0, stamp, now);
-  if (hit !== undefined) return send(reply.request, reply, hit);
-  const records = await build();
-  const json = Buffer.from(reply.serializeInput(records as unknown as Record<string, unknown>, '200') as string);
-  cache.set(key, 0, stamp, now, json);
-  return send(reply.request, reply, json);
+  return cachedOrBuilt(guideCaches(app).lists, reply, user, key, 0, stamp, async () => {
+    const { records, dependsOnViewer } = await build();
+    return { value: records, dependsOnViewer };
+  });
 }

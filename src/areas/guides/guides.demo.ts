@@ -6,10 +6,11 @@
 import type { DemoContext } from '../area.js';
 import { loadBulletStyles, type Db } from './guides.queries.js';
 import { commitGuideRevision, insertGuide, insertStep, timeRequiredText, type LineValues } from './guides.service.js';
+import type { FieldValues } from './guides.fields.js';
 import { createRelease } from './guides.releases.js';
 
 type DemoLine = [text: string, bullet?: string, level?: number];
-interface DemoStep { title: string; lines: DemoLine[]; images?: number }
+interface DemoStep { title: string; lines: DemoLine[]; images?: number; fields?: FieldValues[] }
 interface DemoGuide {
   key: string;
   type: string;
@@ -52,8 +53,16 @@ const GUIDES: DemoGuide[] = [
       { title: 'Lock out the conveyor', lines: [["Apply lockout/tagout as in [guide|0|the LOTO guide]."], ['Check that the belt cannot move by hand-turning the drive pulley.', 'black', 1]], images: 1 },
       { title: 'Remove the guard', lines: [["Undo the four ``M6`` screws of the side guard with a 5 mm hex key."], ['Keep the screws in a tray: they are easy to drop into the frame.', 'icon_note', 1], ['Lift the guard off.']], images: 1 },
       { title: 'Release the tension', lines: [['Loosen the two motor mount bolts by one turn.'], ['Push the motor towards the pulley to slacken the belt.'], ["Never pry the belt over the pulley flange: it ''will'' damage the new belt's cords.", 'icon_caution', 1]] },
-      { title: 'Fit the new belt and set the tension', lines: [['Fit the new belt over both pulleys.'], ['Pull the motor back until the gauge reads:', 'black', 0], ["'''45 Hz''' for a new belt", 'green', 1], ["'''38 Hz''' after running in", 'green', 1], ["Tighten the motor mount bolts to '''25 N·m''' (^^±^^2).", 'black', 0]], images: 1 },
-      { title: 'Refit the guard and test', lines: [['Refit the guard and its four screws.'], ['Remove your lock and run the conveyor empty.'], ['Listen for squeal: it means the tension is too low.', 'icon_reminder', 1]] },
+      { title: 'Fit the new belt and set the tension', lines: [['Fit the new belt over both pulleys.'], ['Pull the motor back until the gauge reads:', 'black', 0], ["'''45 Hz''' for a new belt", 'green', 1], ["'''38 Hz''' after running in", 'green', 1], ["Tighten the motor mount bolts to '''25 N·m''' (^^±^^2).", 'black', 0]], images: 1,
+        fields: [
+          { named: null, type: 'number', label: 'Belt tension (Hz)', required: true, options: [] },
+          { named: null, type: 'checkbox', label: 'Bolts torqued to 25 N·m', required: true, options: [] },
+        ] },
+      { title: 'Refit the guard and test', lines: [['Refit the guard and its four screws.'], ['Remove your lock and run the conveyor empty.'], ['Listen for squeal: it means the tension is too low.', 'icon_reminder', 1]],
+        fields: [
+          { named: null, type: 'choice', label: 'Test run', required: true, options: ['Quiet', 'Squeal', 'Belt slips'] },
+          { named: null, type: 'text', label: 'Remarks', required: false, options: [] },
+        ] },
     ],
   },
   {
@@ -126,7 +135,7 @@ export async function seedGuidesDemo(ctx: DemoContext) {
       });
       const stepImages: number[] = [];
       for (let i = 0; i < (s.images ?? 0) && images.length; i++) stepImages.push(images[nextImage++ % images.length]);
-      await insertStep(db, guideid, langid, userid, now, { title: s.title, lines, media: stepImages.length ? { type: 'image', imageids: stepImages } : null });
+      await insertStep(db, guideid, langid, userid, now, { title: s.title, lines, media: stepImages.length ? { type: 'image', imageids: stepImages } : null, fields: s.fields });
     }
     const revisionid = await commitGuideRevision(db, guideid, langid, userid, now, 'step_add');
     ids[`${g.key}Revision`] = revisionid;

@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { conflict, forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import type { Db, GuideAccess, GuideRow } from './guides.queries.js';
-import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById, visiblePrerequisites } from './guides.queries.js';
+import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById } from './guides.queries.js';
 import { commitGuideRevision, lockGuide, StaleRevision } from './guides.service.js';
+import { NothingToChange } from '../content/revisions.js';
 
 export interface GuideContext {
   row: GuideRow;
@@ -40,9 +41,10 @@ export interface ChangeOptions {
 /**
  * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
  * 409 with the current guide, or the current step when `fn` finds its step stale),
- * applies the change and keeps the result as a new guide revision.
+ * applies the change and keeps the result as a new guide revision. Answers undefined
+ * when `fn` throws NothingToChange.
  */
-export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   try {
@@ -53,23 +55,24 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
       return out;
     });
   } catch (err) {
+    if (err instanceof NothingToChange) return undefined;
     if (!(err instanceof StaleRevision)) throw err;
     if (err.kind === 'step' && err.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, err.stepid);
       if (!step) throw notFound('Step');
       throw conflict(step);
     }
-    const current = await fullGuideRecord(app.db, app.config, guideid, langid);
+    const current = await fullGuideRecord(app.db, app.config, guideid, langid, ctx.user);
     if (!current) throw notFound('Guide');
-    throw conflict(visiblePrerequisites(current, ctx.user));
+    throw conflict(current);
   }
 }
 
 /** The full record of a guide after a change, as the caller may see it. */
 export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
-  const record = await fullGuideRecord(app.db, app.config, ctx.row.guideid, ctx.row.langid);
+  const record = await fullGuideRecord(app.db, app.config, ctx.row.guideid, ctx.row.langid, ctx.user);
   if (!record) throw notFound('Guide');
-  return visiblePrerequisites(record, ctx.user);
+  return record;
 }
 
 /** The path (`lines[2].text`) of the first string holding a NUL character, or null. */

@@ -19,7 +19,7 @@ img{max-width:100%;height:auto}.guide-image{border-radius:6px}.step{border-top:1
 .step-images{display:flex;gap:.5rem;flex-wrap:wrap}.step-images img{width:32%;min-width:12rem}
 ul.lines{padding-left:1.2rem}ul.lines li{list-style:none;position:relative}ul.lines li::before{content:"";position:absolute;left:-1rem;top:.55em;width:.55rem;height:.55rem;border-radius:50%;background:var(--bullet,#000)}
 ul.lines li.icon::before{content:attr(data-char);width:auto;height:auto;background:none;font-weight:bold;top:0;color:var(--bullet,#000)}
-.items{display:flex;gap:2rem}blockquote{border-left:4px solid #d1d9e0;margin-left:0;padding-left:1rem}pre{background:#f6f8fa;padding:.5rem;overflow:auto}
+.items{display:flex;gap:2rem}form.fields ul{padding-left:0;list-style:none}form.fields li{margin:.3rem 0}form.fields abbr{color:#cf222e;text-decoration:none}blockquote{border-left:4px solid #d1d9e0;margin-left:0;padding-left:1rem}pre{background:#f6f8fa;padding:.5rem;overflow:auto}
 `;
 
 function linesHtml(step: Step): string {
@@ -68,16 +68,35 @@ function mediaHtml(step: Step): string {
   return `<div class="step-images">${images.map((i) => `<img src="${escapeHtml(i.standard ?? i.original ?? '')}" alt="">`).join('')}</div>`;
 }
 
+/**
+ * The step's form fields as a form a performer would fill, disabled: the page shows what
+ * the work log records (it is filled through the work log API; `form-action 'none'`).
+ */
+function fieldsHtml(step: Step): string {
+  if (!step.fields.length) return '';
+  const control = (f: Step['fields'][number], id: string) => {
+    if (f.type === 'checkbox') return `<input type="checkbox" id="${id}" disabled>`;
+    if (f.type === 'number') return `<input type="number" id="${id}" disabled>`;
+    if (f.type === 'choice') return `<select id="${id}" disabled>${f.options.map((o) => `<option>${escapeHtml(o)}</option>`).join('')}</select>`;
+    return `<input type="text" id="${id}" disabled>`;
+  };
+  const rows = step.fields.map((f) => {
+    const id = `f${f.field_revisionid}`;
+    return `<li class="field field-${f.type}" data-field-revisionid="${f.field_revisionid}"><label for="${id}">${escapeHtml(f.label)}${f.required ? ' <abbr title="required">*</abbr>' : ''}</label> ${control(f, id)}</li>`;
+  }).join('');
+  return `<form class="fields"><ul>${rows}</ul></form>`;
+}
+
 export function guidePageHtml(g: FullGuide): string {
   const items = (title: string, list: FullGuide['parts']) => list.length
     ? `<section><h2>${title}</h2><ul>${list.map((i) => `<li>${i.quantity > 1 ? `${i.quantity} × ` : ''}${escapeHtml(i.title)}${i.notes ? ` <small>${escapeHtml(i.notes)}</small>` : ''}</li>`).join('')}</ul></section>`
     : '';
-  const flags = g.flags.filter((f) => GUIDE_FLAGS[f]).map((f) => `<span title="${escapeHtml(GUIDE_FLAGS[f].text)}">${escapeHtml(GUIDE_FLAGS[f].title)}</span>`).join('');
+  const flags = g.flags.flatMap((f) => GUIDE_FLAGS.get(f) ?? []).map((f) => `<span title="${escapeHtml(f.text)}">${escapeHtml(f.title)}</span>`).join('');
   const meta = [g.difficulty, g.time_required, `by ${g.username}`].filter(Boolean).map(escapeHtml).join(' · ');
   const prereqs = g.prerequisites.length
     ? `<section><h2>Before you start</h2><ul>${g.prerequisites.map((p) => `<li><a href="${escapeHtml(p.url)}">${escapeHtml(p.title)}</a></li>`).join('')}</ul></section>`
     : '';
-  const steps = g.steps.map((s, i) => `<section class="step" id="s${s.stepid}"><h2>Step ${i + 1}${s.title ? ` — ${escapeHtml(s.title)}` : ''}</h2>${mediaHtml(s)}${linesHtml(s)}</section>`).join('');
+  const steps = g.steps.map((s, i) => `<section class="step" id="s${s.stepid}"><h2>Step ${i + 1}${s.title ? ` — ${escapeHtml(s.title)}` : ''}</h2>${mediaHtml(s)}${linesHtml(s)}${fieldsHtml(s)}</section>`).join('');
   return `<!doctype html>
 <html lang="${escapeHtml(g.locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(g.title)}</title><style>${STYLE}</style></head>
@@ -105,10 +124,10 @@ export async function guidePages(app: FastifyInstance) {
     const langid = typeof lang === 'string' && config.languages.includes(lang) ? lang : undefined;
     const row = Number.isSafeInteger(guideid) && guideid > 0 ? await findGuideRow(db, config, guideid, langid) : undefined;
     if (!row || !toBool(row.public)) return notFoundPage(reply);
-    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row));
+    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row), null);
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
       .header('link', `<${config.publicUrl}/api/2.0/guides/${row.guideid}?langid=${row.langid}>; rel="alternate"; type="application/json"`)
-      .send(guidePageHtml({ ...record, prerequisites: record.prerequisites.filter((p) => p.public) }));
+      .send(guidePageHtml(record));
   };
 
   app.get('/Guide/:slug/:guideid', { schema: { hide: true } }, async (request, reply) => {

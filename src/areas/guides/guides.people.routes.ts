@@ -1,19 +1,20 @@
 // Guides and people: completions, favorites, collaborators (users and teams), flags,
-// and the guide lists of a user. None of these take a revisionid.
+// and the guide lists of a user. Only flags take a revisionid (a flag changes the guide).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Order } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
-import { hasPrivilege, isAdmin, requireRole, requireUser } from '../../http/auth.js';
+import { hasPrivilege, isAdmin, requireRole, requireUser, type AuthUser } from '../../http/auth.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
-import { CompletionStatus, FavoriteStatus, Flag, LangQuery, LightGuide, Id, Paging, GuideParam } from './guides.schemas.js';
+import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, Paging, GuideParam, Revisionid } from './guides.schemas.js';
 import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
-import { flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
-import { guideFor } from './guides.http.js';
+import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
+import { changeGuide, guideFor } from './guides.http.js';
+import { NothingToChange } from '../content/revisions.js';
 
 const USERS_TAG = ['Users'];
 const TAG = ['Guides'];
@@ -33,34 +34,34 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
 
   // ---- a user's guides
   const ListQuery = Type.Object({ ...Paging, order: Type.Optional(Order) });
-  async function contributed(userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
+  async function contributed(viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     let sel = lightSelect(db).where('g.deleted', '=', 0)
       .where((eb) => eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
         .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', userid)));
     if (!withPrivate) sel = sel.where('g.public', '=', 1);
     const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, viewer);
   }
   app.get('/user/guides', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'Guides the logged-in user contributed to', description: 'Every guide the user created or edited (private ones too), ordered by guideid.', querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => contributed(requireUser(request).userid, true, request.query));
+  }, async (request) => contributed(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/guides', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'Guides a user contributed to', description: 'Public ones; the user themself and Admins also see private ones. Ordered by guideid.', params: UseridParam, querystring: ListQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return contributed(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return contributed(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
 
   // ---- completions and favorites: one table each, the same shape
-  const marked = (table: 'guide_completions' | 'guide_favorites') => async (userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
+  const marked = (table: 'guide_completions' | 'guide_favorites') => async (viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
     let sel = lightSelect(db).innerJoin(`${table} as m`, (j) => j.onRef('m.guideid', '=', 'g.guideid').onRef('m.langid', '=', 'g.langid'))
       .where('m.userid', '=', userid).where('g.deleted', '=', 0);
     if (!withPrivate) sel = sel.where('g.public', '=', 1);
     const rows = await sel.orderBy('m.date', 'desc').orderBy('g.guideid', 'desc').orderBy('g.langid').limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, viewer);
   };
   const completions = marked('guide_completions');
   const favorites = marked('guide_favorites');
@@ -69,24 +70,24 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   app.get('/user/completions', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'Guides the logged-in user completed', description: 'Newest completion first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => completions(requireUser(request).userid, true, request.query));
+  }, async (request) => completions(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/completions', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'Guides a user completed', description: 'Newest completion first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return completions(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return completions(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
   app.get('/user/favorites/guides', {
     config: { auth: 'user' },
     schema: { tags: USERS_TAG, summary: 'The logged-in user\'s favorite guides', description: 'Newest favorite first.', querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(401, 422) } },
-  }, async (request) => favorites(requireUser(request).userid, true, request.query));
+  }, async (request) => favorites(request.user, requireUser(request).userid, true, request.query));
   app.get('/users/:userid/favorites/guides', {
     config: { auth: 'none' },
     schema: { tags: USERS_TAG, summary: 'A user\'s favorite guides', description: 'Newest favorite first; private guides only for the user themself and Admins.', params: UseridParam, querystring: PageQuery, response: { 200: Type.Array(LightGuide), ...errorResponses(404, 422) } },
   }, async (request) => {
     await existingUser(request.params.userid);
-    return favorites(request.params.userid, seesPrivate(request, request.params.userid), request.query);
+    return favorites(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
 
   async function mark(table: 'guide_completions' | 'guide_favorites', on: boolean, request: FastifyRequest, guideid: number, langid: string | undefined) {
@@ -196,11 +197,12 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
-    const ids = hasPrivilege(user, 'Moderator') ? Object.keys(GUIDE_FLAGS) : USER_FLAGS;
+    const ids = hasPrivilege(user, 'Moderator') ? ALL_FLAGS : USER_FLAGS;
     return { guide: Object.fromEntries(ids.map((id) => [id, flagRecord(config, id)])) };
   });
 
   const FlagParam = Type.Object({ guideid: Id(), flagid: Type.String({ minLength: 1, maxLength: 64 }) });
+  const FlagQuery = Type.Object({ revisionid: Revisionid, langid: LangQuery(langs) });
   for (const method of ['put', 'delete'] as const) {
     const adding = method === 'put';
     app[method]('/guides/:guideid/flags/:flagid', {
@@ -208,27 +210,32 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
       schema: {
         tags: TAG,
         summary: adding ? 'Flag a guide (extension)' : 'Remove a flag from a guide (extension)',
-        description: 'A flag of GET /user/flags: GUIDE_STARRED by Moderators and Admins; the others by those who may edit the guide. Idempotent. Answers the guide\'s light record with its flags.',
+        description: 'A flag of GET /user/flags (any other id: 404): GUIDE_STARRED by Moderators and Admins; the others by those who may edit the guide. ' +
+          'A flag changes the guide: takes its current `revisionid` (422 without it, 409 with the current guide when stale) and makes a new revision of the guide in that language, moving its `modified_date`. ' +
+          `${adding ? 'Setting a flag the guide has' : 'Removing a flag the guide lacks'} changes nothing (200, same revisionid). Answers the guide's light record with its flags.`,
         params: FlagParam,
-        querystring: LangOnly,
-        response: { 200: LightGuide, ...errorResponses(401, 403, 404, 422) },
+        querystring: FlagQuery,
+        response: { 200: LightGuide, 409: { ...FullGuide, description: 'Stale revisionid: the current guide.' }, ...errorResponses(401, 403, 404, 422) },
       },
     }, async (request) => {
       const { guideid, flagid } = request.params;
-      const def = GUIDE_FLAGS[flagid];
+      const def = GUIDE_FLAGS.get(flagid);
       if (!def) throw notFound('Flag');
       const ctx = await guideFor(app, request, guideid, request.query.langid, def.setBy === 'moderator' ? 'read' : 'edit');
       if (def.setBy === 'moderator') requireRole(request, 'Moderator');
-      if (adding) {
-        await db.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: clock.now() })
-          .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).execute();
-      } else await db.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).execute();
-      return (await lightOne(db, ctx.row.guideid, ctx.row.langid))!;
+      await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'flag' : 'unflag' }, async (trx, now) => {
+        const changed = adding
+          ? (await trx.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: now })
+            .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows
+          : (await trx.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).executeTakeFirst()).numDeletedRows;
+        if (Number(changed ?? 0) === 0) throw new NothingToChange();
+      });
+      return (await lightOne(db, ctx.row.guideid, ctx.row.langid, ctx.user))!;
     });
   }
 
-  async function lightOne(d: Db, guideid: number, langid: string) {
+  async function lightOne(d: Db, guideid: number, langid: string, viewer: AuthUser | null) {
     const rows = await lightSelect(d).where('g.guideid', '=', guideid).where('g.langid', '=', langid).execute();
-    return (await lightGuideRecords(d, config, rows))[0];
+    return (await lightGuideRecords(d, config, rows, viewer))[0];
   }
 }

@@ -18,6 +18,8 @@ import type { FullGuide, LightGuide, Step } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { guideUrl } from './guides.urls.js';
 import { commentsOnSteps } from '../comments/comments.queries.js';
+import { guideRowReadable, preferredRow } from './guides.read-rule.js';
+import { fieldIdsOf, loadFields, type FormField } from './guides.fields.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -79,6 +81,15 @@ export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow):
   return { read: contributed !== undefined, edit: false, manage: false };
 }
 
+/**
+ * The guideids the user may read in at least one language (not deleted), as a subquery
+ * for lists derived from guides (`where('docid', 'in', readableGuideIds(db, user))`):
+ * the per-language read rule (guides.read-rule.ts) over every row of the guide.
+ */
+export function readableGuideIds(db: Db, user: AuthUser | null) {
+  return db.selectFrom('guides as g').select('g.guideid').where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'));
+}
+
 // ---------------------------------------------------------------- light records
 
 /** The columns a light record needs, with the owner's name. */
@@ -99,20 +110,44 @@ export async function flagsOfMany(db: Db, guideids: number[]): Promise<Map<numbe
   return out;
 }
 
+/** The column `readable` (1 or 0): whether `viewer` reads the guides row aliased `g`. */
+const readableColumn = (viewer: AuthUser | null) => sql<number>`case when ${guideRowReadable(viewer, 'g')} then 1 else 0 end`.as('readable');
+
+/** What a prerequisite-derived value rests on: whether it could differ for another viewer. */
+export interface PrereqDates {
+  dates: Map<string, number>;
+  /** True when a private row was among the candidates: what it shows depends on who asks. */
+  dependsOnViewer: boolean;
+}
+
 /**
  * prereq_modified_date of many guides in one query: the newest modified_date among each
- * guide's prerequisites (0 when it has none). Computed when read, so that editing a
- * guide never writes the rows of the guides that require it.
+ * guide's prerequisites that `viewer` reads (0 when there are none), each prerequisite
+ * counted in the language it is shown in (`preferredRow` among its readable rows).
+ * Computed when read, so that editing a guide never writes the rows of the guides that
+ * require it.
  */
-export async function prereqDatesOf(db: Db, rows: Array<{ guideid: number; langid: string }>): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (rows.length === 0) return out;
+export async function prereqDatesOf(db: Db, config: Config, rows: Array<{ guideid: number; langid: string }>, viewer: AuthUser | null): Promise<PrereqDates> {
+  const dates = new Map<string, number>();
+  if (rows.length === 0) return { dates, dependsOnViewer: false };
   const found = await db.selectFrom('guide_prereqs as p').innerJoin('guides as g', 'g.guideid', 'p.prereq_guideid')
-    .select((eb) => ['p.guideid', 'p.langid', eb.fn.max('g.modified_date').as('newest')])
-    .where('p.guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).where('g.deleted', '=', 0)
-    .groupBy(['p.guideid', 'p.langid']).execute();
-  for (const f of found) out.set(`${f.guideid}/${f.langid}`, Number(f.newest ?? 0));
-  return out;
+    .select(['p.guideid', 'p.langid', 'g.guideid as prereqid', 'g.langid as prereq_langid', 'g.modified_date', 'g.public', readableColumn(viewer)])
+    .where('p.guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).where('g.deleted', '=', 0).execute();
+  const candidates = new Map<string, Map<number, Array<{ langid: string; modified_date: number }>>>();
+  for (const f of found) {
+    if (!f.readable) continue;
+    const key = `${f.guideid}/${f.langid}`;
+    const byPrereq = candidates.get(key) ?? new Map<number, Array<{ langid: string; modified_date: number }>>();
+    byPrereq.set(f.prereqid, [...(byPrereq.get(f.prereqid) ?? []), { langid: f.prereq_langid, modified_date: Number(f.modified_date) }]);
+    candidates.set(key, byPrereq);
+  }
+  for (const [key, byPrereq] of candidates) {
+    const langid = key.slice(key.indexOf('/') + 1);
+    let newest = 0;
+    for (const list of byPrereq.values()) newest = Math.max(newest, preferredRow(list, langid, config.languages[0])?.modified_date ?? 0);
+    dates.set(key, newest);
+  }
+  return { dates, dependsOnViewer: found.some((f) => !toBool(f.public)) };
 }
 
 function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, images: Map<number, ImageObject>, prereqDates: Map<string, number>): LightGuide {
@@ -137,15 +172,24 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
   };
 }
 
-/** Light records for a page of rows: two more queries (images, flags) for the page. */
-export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[]): Promise<Array<LightGuide & { summary: string }>> {
-  const [flags, images, prereqDates] = await Promise.all([
+/**
+ * Light records for a page of rows as `viewer` sees them, with whether that could differ
+ * for another viewer: three more queries (images, flags, prerequisites) for the page.
+ */
+export async function lightGuidePage(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null) {
+  const [flags, images, prereqs] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid ?? r.step_imageid)),
-    prereqDatesOf(db, rows),
+    loadImageObjects(db, config, rows.map((r) => r.imageid ?? r.step_imageid)),
+    prereqDatesOf(db, config, rows, viewer),
   ]);
   // `summary` rides along for suggest results; the light schema strips it from lists.
-  return rows.map((r) => ({ ...lightOf(config, r, flags, images, prereqDates), summary: r.summary }));
+  const records: Array<LightGuide & { summary: string }> = rows.map((r) => ({ ...lightOf(config, r, flags, images, prereqs.dates), summary: r.summary }));
+  return { records, dependsOnViewer: prereqs.dependsOnViewer };
+}
+
+/** Light records for a page of rows, as `viewer` sees them. */
+export async function lightGuideRecords(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null): Promise<Array<LightGuide & { summary: string }>> {
+  return (await lightGuidePage(db, config, rows, viewer)).records;
 }
 
 // ---------------------------------------------------------------- full records
@@ -158,6 +202,8 @@ export interface StepSource {
   title: string;
   media: StepMediaSource | null;
   lines: LineSource[];
+  /** field_revisionids of its form fields, in order. */
+  fields: number[];
 }
 
 /** Everything a full record is built from: the current tables, or a kept revision. */
@@ -220,6 +266,7 @@ export async function loadCurrentSteps(db: Db, guideid: number, langid: string, 
     title: s.title,
     media: s.media_type === 'video' && s.videoid ? { type: 'video', videoid: s.videoid } : { type: 'image', imageids: imagesBy.get(s.stepid) ?? [] },
     lines: linesBy.get(s.stepid) ?? [],
+    fields: fieldIdsOf(s.fields),
   }));
 }
 
@@ -252,7 +299,7 @@ export async function loadRevisionSource(db: Db, row: GuideRow, revisionid: numb
     const s = byRev.get(ref.revisionid);
     const data = parseJson<StepSnapshot | null>(s?.snapshot, null);
     if (!data) return;
-    steps.push({ stepid: ref.stepid, orderby: i + 1, revisionid: ref.revisionid, title: data.title, media: data.media, lines: data.lines });
+    steps.push({ stepid: ref.stepid, orderby: i + 1, revisionid: ref.revisionid, title: data.title, media: data.media, lines: data.lines, fields: data.fields ?? [] });
   });
   const f = snap.fields;
   const asRow: GuideRow = {
@@ -276,6 +323,7 @@ interface BuildContext {
   styles: BulletStyles;
   images: Map<number, ImageObject>;
   videos: Map<number, unknown>;
+  fields: Map<number, FormField>;
 }
 
 function lineRecord(l: LineSource, ctx: BuildContext, html: string) {
@@ -309,6 +357,7 @@ function stepRecord(guideid: number, s: StepSource, ctx: BuildContext, renderLin
     revisionid: s.revisionid,
     imageURL: first?.standard ?? null,
     media,
+    fields: s.fields.map((id) => ctx.fields.get(id)).filter((f): f is FormField => f !== undefined),
     comments: [],
   };
 }
@@ -330,14 +379,15 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
   for (const s of steps) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
   const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
-  const [styles, images, videos, resolver, comments] = await Promise.all([
+  const [styles, images, videos, resolver, comments, fields] = await Promise.all([
     loadBulletStyles(db),
-    loadImageObjects(db, config.publicUrl, [...stepImages, ...extraImageIds]),
+    loadImageObjects(db, config, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
     commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
+    loadFields(db, steps.flatMap((s) => s.fields)),
   ]);
-  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown> };
+  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown>, fields };
   const records = steps.map((s) => ({
     ...stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)),
     comments: comments.get(s.stepid) ?? [],
@@ -357,13 +407,16 @@ function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStor
 }
 
 /**
- * The full guide record from a source. Queries, all batched: bullet styles, images,
- * videos, markup references (guides), prerequisites with their owners, flags, ITEM
- * wikis, prerequisite images. The result depends only on the revision read, the current
- * state of its prerequisites, flags and referenced media and guides: a cache keyed by
- * (guideid, langid, revisionid) must be invalidated on those too.
+ * The full guide record from a source, as `viewer` sees it (prerequisites and the
+ * values derived from them count only the guide rows the viewer reads), with whether it
+ * could differ for another viewer. Queries, all batched: bullet styles, images, videos,
+ * markup references (guides), prerequisites with their owners, flags, ITEM wikis,
+ * prerequisite images. The result depends only on the revision read, the current state
+ * of its prerequisites, flags and referenced media and guides: a cache keyed by
+ * (guideid, langid, revisionid) must be invalidated on those too, and keyed by the
+ * viewer when `dependsOnViewer`.
  */
-export async function buildFullRecord(db: Db, config: Config, src: GuideSource): Promise<FullGuide> {
+export async function buildFullRecordFor(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null): Promise<{ record: FullGuide; dependsOnViewer: boolean }> {
   const { row } = src;
   const introDoc = wikiToDoc(row.introduction);
   const conclusionDoc = wikiToDoc(row.conclusion);
@@ -376,8 +429,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
   const [built, prereqRows, flags, wikis, docs] = await Promise.all([
     buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], [introDoc, conclusionDoc]),
     src.prereqIds.length
-      ? lightSelect(db).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0)
-        .orderBy('g.guideid').orderBy(sql`case when g.langid = ${row.langid} then 0 when g.langid = ${config.languages[0]} then 1 else 2 end`).execute()
+      ? lightSelect(db).select(readableColumn(viewer)).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0).execute()
       : Promise.resolve([]),
     flagsOfMany(db, [row.guideid, ...src.prereqIds]),
     itemTitles.length
@@ -390,18 +442,19 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     const d = docs.get(documentid);
     return d ? [{ documentid, url: d.url }] : [];
   });
-  // one row per prerequisite: its version in this guide's language when it has one
-  const prereqByGuide = new Map<number, LightRow>();
-  for (const p of prereqRows) if (!prereqByGuide.has(p.guideid)) prereqByGuide.set(p.guideid, p);
-  const prereqs = src.prereqIds.map((id) => prereqByGuide.get(id)).filter((p): p is LightRow => p !== undefined);
+  // one row per prerequisite the viewer reads: its version in this guide's language when readable
+  const readableBy = new Map<number, LightRow[]>();
+  for (const p of prereqRows) if (p.readable) readableBy.set(p.guideid, [...(readableBy.get(p.guideid) ?? []), p]);
+  const prereqs = src.prereqIds.map((id) => preferredRow(readableBy.get(id) ?? [], row.langid, config.languages[0])).filter((p): p is LightRow => p !== undefined);
   const [prereqImages, prereqDates] = await Promise.all([
-    loadImageObjects(db, config.publicUrl, prereqs.map((p) => p.imageid ?? p.step_imageid)),
-    prereqDatesOf(db, prereqs),
+    loadImageObjects(db, config, prereqs.map((p) => p.imageid ?? p.step_imageid)),
+    prereqDatesOf(db, config, prereqs, viewer),
   ]);
-  const ownPrereqDate = prereqRows.reduce((max, p) => Math.max(max, p.modified_date), 0);
+  const ownPrereqDate = prereqs.reduce((max, p) => Math.max(max, p.modified_date), 0);
+  const dependsOnViewer = prereqRows.some((p) => !toBool(p.public)) || prereqDates.dependsOnViewer;
   const wikiIds = new Map(wikis.map((w) => [w.title, w.wikiid]));
 
-  return {
+  const record: FullGuide = {
     conclusion_raw: row.conclusion,
     conclusion_rendered: renderDoc(conclusionDoc, built.resolver),
     difficulty: row.difficulty,
@@ -416,7 +469,7 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     locale: row.langid,
     parts: itemRecords(config, 'part', parts, wikiIds),
     prerequisites: prereqs.map((p) => {
-      const light = lightOf(config, p, flags, prereqImages, prereqDates);
+      const light = lightOf(config, p, flags, prereqImages, prereqDates.dates);
       return {
         dataType: 'guide' as const,
         guideid: p.guideid,
@@ -461,16 +514,22 @@ export async function buildFullRecord(db: Db, config: Config, src: GuideSource):
     username: src.username,
     dataType: 'guide',
   };
+  return { record, dependsOnViewer };
+}
+
+/** The full guide record from a source, as `viewer` sees it. */
+export async function buildFullRecord(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null): Promise<FullGuide> {
+  return (await buildFullRecordFor(db, config, src, viewer)).record;
 }
 
 /**
  * The full record of the current version of a guide in a language (undefined when it
  * does not exist or is deleted). The one function a read cache would wrap.
  */
-export async function fullGuideRecord(db: Db, config: Config, guideid: number, langid?: string): Promise<FullGuide | undefined> {
+export async function fullGuideRecord(db: Db, config: Config, guideid: number, langid: string | undefined, viewer: AuthUser | null): Promise<FullGuide | undefined> {
   const row = await findGuideRow(db, config, guideid, langid);
   if (!row) return undefined;
-  return buildFullRecord(db, config, await loadCurrentSource(db, row));
+  return buildFullRecord(db, config, await loadCurrentSource(db, row), viewer);
 }
 
 /** The record of one step (its current state), or undefined. */
@@ -481,11 +540,3 @@ export async function stepRecordById(db: Db, config: Config, stepid: number): Pr
   if (sources.length === 0) return undefined;
   return (await buildStepRecords(db, config, step.guideid, step.langid, sources)).records[0];
 }
-
-/** Private prerequisites the viewer may not read are left out of what they see. */
-export function visiblePrerequisites(record: FullGuide, user: AuthUser | null): FullGuide {
-  if (record.prerequisites.every((p) => p.public)) return record;
-  if (user && (isAdmin(user) || hasPrivilege(user, 'Author'))) return record;
-  return { ...record, prerequisites: record.prerequisites.filter((p) => p.public || p.userid === user?.userid) };
-}
-

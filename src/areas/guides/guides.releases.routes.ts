@@ -5,11 +5,12 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Order, StringEnum } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
-import { hasPrivilege, isAdmin, requireUser } from '../../http/auth.js';
+import { requireUser } from '../../http/auth.js';
 import { LangQuery, Release, ReleaseList, Id, Paging, GuideParam } from './guides.schemas.js';
 import { findGuideRow, guideAccess } from './guides.queries.js';
 import { createRelease, releaseRecords, type ReleaseRow } from './guides.releases.js';
 import { guideFor } from './guides.http.js';
+import { guideRowReadable, readableLanguages } from './guides.read-rule.js';
 
 const TAG = ['Guide releases'];
 const ReleaseParam = Type.Object({ releaseid: Id() });
@@ -38,7 +39,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Releases of every guide, ordered by releaseid',
-      description: 'Releases of public guides; Admins and Authors see every guide\'s, and a logged-in user also those of the guides they own or collaborate on.',
+      description: 'Releases of the guides the caller reads, language by language (a guide public in one language and private in another lists only the public language\'s releases to others): public ones; Admins and Authors every guide\'s; a logged-in user also those of the guides they own or collaborate on and of the languages they contributed to.',
       querystring: Type.Object({
         ...Paging,
         order: Type.Optional(Order),
@@ -53,17 +54,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const user = request.user;
     let sel = db.selectFrom('guide_releases as r').innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'r.guideid').onRef('g.langid', '=', 'r.langid'))
       .selectAll('r').where('g.deleted', '=', 0);
-    if (!(user && (isAdmin(user) || hasPrivilege(user, 'Author')))) {
-      sel = sel.where((eb) => eb.or([
-        eb('g.public', '=', 1),
-        ...(user ? [
-          eb('g.userid', '=', user.userid),
-          eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
-          eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
-            .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
-        ] : []),
-      ]));
-    }
+    sel = sel.where(guideRowReadable(user, 'g'));
     if (q.guideid !== undefined) sel = sel.where('r.guideid', '=', q.guideid);
     if (q.langid !== undefined) sel = sel.where('r.langid', '=', q.langid);
     if (q.status !== undefined) sel = sel.where('r.status', '=', q.status);
@@ -76,7 +67,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Releases of one guide, ordered by releaseid',
-      description: 'Every language of the guide unless `langid` is given.',
+      description: 'Every language of the guide the caller reads unless `langid` is given (the read rule applies per language: the releases of a language private to the caller are left out).',
       params: GuideParam,
       querystring: Type.Object({ ...Paging, order: Type.Optional(Order), langid: LangQuery(langs) }),
       response: { 200: ReleaseList, ...errorResponses(401, 403, 404, 422) },
@@ -86,6 +77,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, q.langid, 'read');
     let sel = db.selectFrom('guide_releases').selectAll().where('guideid', '=', ctx.row.guideid);
     if (q.langid !== undefined) sel = sel.where('langid', '=', q.langid);
+    else sel = sel.where('langid', 'in', readableLanguages(ctx.row.guideid, request.user));
     const rows = await sel.orderBy('releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
     return { releases: await releaseRecords(db, config, rows) };
   });

@@ -7,9 +7,10 @@ import { Empty, errorResponses, Order, StringEnum } from '../../http/schemas.js'
 import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { addTag, removeTag, tagsOf } from '../tags/tags.queries.js';
+import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
+import { NothingToChange } from '../content/revisions.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
-import { buildFullRecord, findGuideRow, guideAccess, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource, visiblePrerequisites } from './guides.queries.js';
+import { buildFullRecord, buildFullRecordFor, findGuideRow, guideAccess, lightGuidePage, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { recordView } from '../view-history/view-history.recorder.js';
@@ -51,7 +52,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!request.user) throw unauthorized('includePrivate needs an Admin.');
       if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
     }
-    return q.includePrivate ? listPage() : sendCachedList(app, reply, `guides ${JSON.stringify(q)}`, listPage);
+    return q.includePrivate ? (await listPage()).records : sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage);
     async function listPage() {
     let sel = lightSelect(db).where('g.deleted', '=', 0);
     if (!q.includePrivate) sel = sel.where('g.public', '=', 1);
@@ -65,7 +66,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     if (q.langid !== undefined) sel = sel.where('g.langid', '=', q.langid);
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuidePage(db, config, rows, request.user);
     }
   });
 
@@ -83,7 +84,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const rows = await lightSelect(db).innerJoin('guide_flags as f', 'f.guideid', 'g.guideid')
       .where('f.flagid', '=', 'GUIDE_STARRED').where('g.deleted', '=', 0).where('g.public', '=', 1)
       .orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(limit).offset(offset).execute();
-    return lightGuideRecords(db, config, rows);
+    return lightGuideRecords(db, config, rows, request.user);
   });
 
   app.get('/guides/:guideid', {
@@ -100,11 +101,11 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
     let answer;
     if (request.query.revisionid === undefined || request.query.revisionid === ctx.row.revisionid) {
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecord(db, config, await loadCurrentSource(db, ctx.row)));
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user));
     } else {
       const source = await loadRevisionSource(db, ctx.row, request.query.revisionid);
       if (!source) throw notFound('Revision');
-      answer = visiblePrerequisites(await buildFullRecord(db, config, source), request.user);
+      answer = await buildFullRecord(db, config, source, request.user);
     }
     recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
     return answer;
@@ -129,7 +130,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!(await guideAccess(db, user, existing)).edit) throw forbidden('Only those who may edit a guide may translate it.');
       if (await findGuideRow(db, config, b.guideid, langid, { includeDeleted: true })) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
     }
-    const fields = await validateGuideFields(db, b);
+    const fields = await validateGuideFields(db, user, b);
     fields.set.title ??= defaultTitle(b.category, b.subject ?? '', b.type);
     const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
     let guideid: number;
@@ -140,7 +141,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       throw err;
     }
     const row = await findGuideRow(db, config, guideid, langid);
-    return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!)));
+    return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!), request.user));
   });
 
   app.patch('/guides/:guideid', {
@@ -156,7 +157,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
-    const fields = await validateGuideFields(db, request.body, ctx.row);
+    const fields = await validateGuideFields(db, ctx.user!, request.body, ctx.row);
     await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'edit' }, async (trx, now) => {
       const set = { ...fields.set };
       if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
@@ -184,20 +185,38 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     return reply.status(204).send(null);
   });
 
+  /** The category a restored guide is filed under: the one picked, else its own while it exists. */
+  async function restoreCategory(own: string, picked: string | undefined): Promise<string> {
+    const exists = async (title: string) => !!(await db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'CATEGORY').where('title', '=', title).executeTakeFirst());
+    if (picked !== undefined) {
+      const title = picked.trim();
+      if (!title || !(await exists(title))) throw invalidField('category', `There is no CATEGORY wiki titled "${title}".`);
+      return title;
+    }
+    if (own && !(await exists(own))) {
+      throw invalidField('category', `The guide's category "${own}" was deleted; restore it with {"category": "<title of an existing CATEGORY wiki>"} to file it there.`, 'category_gone');
+    }
+    return own;
+  }
+
   app.post('/guides/:guideid/:langid/restore', {
     config: { auth: 'user' },
     schema: {
       tags: TAG,
       summary: 'Restore a deleted guide in one language',
-      description: 'The owner, Authors and Admins. Takes no revisionid. Restoring a guide that is not deleted changes nothing. Answers the full guide record.',
+      description: 'The owner, Authors and Admins. Takes no revisionid. Restoring a guide that is not deleted changes nothing. ' +
+        'A deleted guide holds neither its category nor its media, which may be deleted meanwhile: when its category is gone, restoring needs a body `{"category": "<title of a CATEGORY wiki>"}` to file it under (422 `category_gone` naming the missing category otherwise); ' +
+        '`category` may be sent on any restore of a deleted guide. Images, videos and documents deleted meanwhile are left out of the restored guide. Answers the full guide record.',
       params: Type.Object({ guideid: Id(), langid: StringEnum(langs) }),
+      body: Type.Object({ category: Type.Optional(Type.String({ maxLength: 255, description: 'The CATEGORY wiki to file the restored guide under (required when its own category was deleted).' })) }),
       response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.params.langid, 'manage', { includeDeleted: true });
     if (ctx.row.deleted) {
+      const category = await restoreCategory(ctx.row.category, request.body.category);
       await changeGuide(app, ctx, { action: 'restore' }, async (trx) => {
-        await trx.updateTable('guides').set({ deleted: 0, deleted_date: null }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
+        await trx.updateTable('guides').set({ deleted: 0, deleted_date: null, category }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
       });
     }
     return currentGuide(app, ctx);
@@ -241,7 +260,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['Tags'],
         summary: adding ? 'Add a tag to a guide' : 'Remove a tag from a guide',
-        description: `Body \`{"tag": "..."}\`; ${adding ? 'creates the tag if needed' : '404 when the guide does not have it'}. Takes the guide's \`revisionid\` (a tag change is a new revision). Answers the full guide record.`,
+        description: `Body \`{"tag": "..."}\`${adding ? '; creates the tag if needed' : ''}. ${TAG_RULE} Answers the full guide record.`,
         params: GuideParam,
         querystring: RevisionQuery,
         body: TagBody,
@@ -251,8 +270,8 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
       const tag = checkTag(request.body.tag);
       await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'tag' : 'untag' }, async (trx) => {
-        if (adding) await addTag(trx, 'guide', ctx.row.guideid, tag);
-        else if (!(await removeTag(trx, 'guide', ctx.row.guideid, tag))) throw notFound('Tag');
+        const changed = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
+        if (!changed) throw new NothingToChange();
       });
       return currentGuide(app, ctx);
     });

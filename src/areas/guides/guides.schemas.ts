@@ -5,6 +5,7 @@ import { Id, ImageObject, MAX_ID, Nullable, Order, StringEnum, Timestamp } from 
 import { VideoDetail } from '../media/media.schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { Comment } from '../comments/comments.schemas.js';
+import { FormField, FormFieldsInput } from './guides.fields.js';
 
 // Ids are 32-bit integers in both databases: a larger one cannot exist (422, never a database error).
 export { Id, MAX_ID };
@@ -60,6 +61,7 @@ export const Step = Type.Object({
   revisionid: Type.Integer({ description: 'The step\'s own revision; step PATCH and DELETE take it.' }),
   imageURL: Nullable(Type.String({ description: 'The standard size of the step\'s first image.' })),
   media: StepMedia,
+  fields: Type.Array(FormField, { description: 'Extension: the step\'s form fields, in order (what a performer records in the work log).' }),
   comments: Type.Array(Comment, { description: 'Top-level comments on the step, oldest first, each with its replies.' }),
 });
 export type Step = Static<typeof Step>;
@@ -282,6 +284,7 @@ export const StepCreate = Type.Object({
   orderby: Type.Optional(Id({ description: 'Position, from 1; default: after the last step.' })),
   lines: Lines,
   media: Type.Optional(Nullable(MediaInput)),
+  fields: Type.Optional(FormFieldsInput),
 }, { additionalProperties: false });
 export type StepCreate = Static<typeof StepCreate>;
 
@@ -290,6 +293,7 @@ export const StepPatch = Type.Object({
   orderby: Type.Optional(Id({ description: 'Moves the step to this position.' })),
   lines: Type.Optional(Lines),
   media: Type.Optional(Nullable(MediaInput)),
+  fields: Type.Optional(FormFieldsInput),
 }, { additionalProperties: false, minProperties: 1 });
 export type StepPatch = Static<typeof StepPatch>;
 

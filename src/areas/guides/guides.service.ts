@@ -5,11 +5,15 @@
 // Every transaction locks the guide row before any step row, so two writers never wait
 // on each other in opposite orders.
 import { invalidField, unprocessable, type FieldError } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { checkMediaRefs, mediaRefErrors, type MediaRef } from '../media/media.access.js';
 import { addTag, normalizeTag, tagsOf } from '../tags/tags.queries.js';
 import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import { guideRowReadable } from './guides.read-rule.js';
+import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 
 /** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
 export class StaleRevision extends Error {
@@ -83,7 +87,7 @@ async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
     const images = await trx.selectFrom('guide_step_images').select('imageid').where('stepid', '=', stepid).orderBy('orderby').execute();
     media = { type: 'image', imageids: images.map((i) => i.imageid) };
   }
-  return { title: step.title, lines, media };
+  return { title: step.title, lines, media, fields: fieldIdsOf(step.fields) };
 }
 
 /** Keeps the step's current state as a new step revision; returns its revisionid. */
@@ -149,8 +153,9 @@ function itemsOf(items: ItemInput[]): ItemInputStored[] {
  * Checks the guide fields a client sent (422 naming each bad field) and turns them into
  * column values. `current` is the guide being edited (undefined on create).
  */
-export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
+export async function validateGuideFields(db: Db, user: AuthUser, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
   const errors: FieldError[] = [];
+  const mediaRefs: MediaRef[] = [];
   const set: Record<string, unknown> = {};
   for (const f of ['type', 'subject', 'introduction', 'conclusion', 'summary'] as const) if (b[f] !== undefined) set[f] = f === 'subject' ? b[f]!.trim() : b[f];
   if (b.title !== undefined) {
@@ -184,7 +189,8 @@ export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?:
   if (b.prerequisites !== undefined) {
     prerequisites = [...new Set(b.prerequisites)];
     const existing = prerequisites.length
-      ? new Set((await db.selectFrom('guides').select('guideid').where('guideid', 'in', prerequisites).where('deleted', '=', 0).execute()).map((r) => r.guideid))
+      // Only guides the caller reads in some language: another's private guide is as unknown as a missing one.
+      ? new Set((await db.selectFrom('guides as g').select('g.guideid').where('g.guideid', 'in', prerequisites).where('g.deleted', '=', 0).where(guideRowReadable(user, 'g')).execute()).map((r) => r.guideid))
       : new Set<number>();
     b.prerequisites.forEach((id, i) => {
       if (current && id === current.guideid) errors.push({ field: `prerequisites[${i}]`, code: 'invalid_value', message: 'A guide cannot be its own prerequisite.', index: i });
@@ -206,20 +212,14 @@ export async function validateGuideFields(db: Db, b: GuideFieldsInput, current?:
   }
   if (b.documents !== undefined) {
     const ids = [...new Set(b.documents)];
-    const known = ids.length
-      ? new Set((await db.selectFrom('documents').select('documentid').where('documentid', 'in', ids).execute()).map((r) => r.documentid))
-      : new Set<number>();
-    b.documents.forEach((id, i) => {
-      if (!known.has(id)) errors.push({ field: `documents[${i}]`, code: 'invalid_value', message: `There is no document ${id} (upload a PDF to /user/media/uploads).`, index: i });
-    });
+    mediaRefs.push(...b.documents.map((id, i) => ({ kind: 'document' as const, id, field: `documents[${i}]`, index: i })));
     set.documents = JSON.stringify(ids);
   }
   if (b.imageid !== undefined) {
-    if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) {
-      errors.push({ field: 'imageid', code: 'invalid_value', message: `There is no image ${b.imageid}.` });
-    }
+    if (b.imageid !== null) mediaRefs.push({ kind: 'image', id: b.imageid, field: 'imageid' });
     set.imageid = b.imageid;
   }
+  errors.push(...(await mediaRefErrors(db, user, mediaRefs)));
   if (errors.length) throw unprocessable(errors);
   return { set, prerequisites };
 }
@@ -311,23 +311,22 @@ export function validateLines(lines: LineInput[], styles: BulletStyles, field = 
 }
 
 /** Checks step media: existing images (in order) or one existing video. */
-export async function validateMedia(db: Db, m: MediaInput | null | undefined): Promise<MediaValues | undefined> {
+export async function validateMedia(db: Db, user: AuthUser, m: MediaInput | null | undefined): Promise<MediaValues | undefined> {
   if (m === undefined) return undefined;
   if (m === null) return null;
   if (m.type === 'image') {
     if (!Array.isArray(m.data)) throw invalidField('media.data', 'Image media take an array of imageids.');
     const ids = m.data;
-    const known = ids.length ? new Set((await db.selectFrom('images').select('imageid').where('imageid', 'in', ids).execute()).map((r) => r.imageid)) : new Set<number>();
     const errors: FieldError[] = [];
     ids.forEach((id, i) => {
-      if (!known.has(id)) errors.push({ field: `media.data[${i}]`, code: 'invalid_value', message: `There is no image ${id}.`, index: i });
-      else if (ids.indexOf(id) !== i) errors.push({ field: `media.data[${i}]`, code: 'duplicate', message: `Image ${id} is already in the step.`, index: i });
+      if (ids.indexOf(id) !== i) errors.push({ field: `media.data[${i}]`, code: 'duplicate', message: `Image ${id} is already in the step.`, index: i });
     });
     if (errors.length) throw unprocessable(errors);
+    await checkMediaRefs(db, user, ids.map((id, i) => ({ kind: 'image', id, field: `media.data[${i}]`, index: i })));
     return { type: 'image', imageids: ids };
   }
   if (typeof m.data !== 'number') throw invalidField('media.data', 'Video media take one videoid.');
-  if (!(await db.selectFrom('videos').select('videoid').where('videoid', '=', m.data).executeTakeFirst())) throw invalidField('media.data', `There is no video ${m.data}.`);
+  await checkMediaRefs(db, user, [{ kind: 'video', id: m.data, field: 'media.data' }]);
   return { type: 'video', videoid: m.data };
 }
 
@@ -371,7 +370,7 @@ export async function moveStep(trx: Db, guideid: number, langid: string, stepid:
   await writeStepOrder(trx, order);
 }
 
-export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues }
+export interface NewStep { title: string; orderby?: number; lines: LineValues[]; media: MediaValues; fields?: FieldValues[] }
 
 /** Inserts a step at its position and keeps its first revision; returns the stepid. */
 export async function insertStep(trx: Db, guideid: number, langid: string, userid: number | null, now: number, s: NewStep): Promise<number> {
@@ -380,6 +379,7 @@ export async function insertStep(trx: Db, guideid: number, langid: string, useri
   }).returning('stepid').executeTakeFirstOrThrow();
   await writeLines(trx, row.stepid, s.lines);
   await writeMedia(trx, row.stepid, s.media);
+  if (s.fields?.length) await writeFields(trx, row.stepid, s.fields, now);
   await moveStep(trx, guideid, langid, row.stepid, s.orderby ?? Number.MAX_SAFE_INTEGER);
   await commitStepRevision(trx, row.stepid, guideid, langid, userid, now, 'create');
   return row.stepid;

@@ -39,4 +39,6 @@ export interface StepSnapshot {
   title: string;
   lines: LineSnapshot[];
   media: StepMediaSource | null;
+  /** The field_revisionids of its form fields, in order (absent in snapshots older than form fields). */
+  fields?: number[];
 }

@@ -1,6 +1,8 @@
 // Steps: add, edit, delete, reorder, and the line preview. A step has its own
-// revisionid (step PATCH and DELETE take it); adding steps and reordering take the
-// guide's; every step change also moves the guide's revisionid.
+// revisionid (step PATCH and DELETE take it); reordering takes the guide's, and so does
+// adding a step when the client sends it (adding one cannot overwrite anyone's work, so
+// clients that send none are served: a documented exception to the versioning rule);
+// every step change also moves the guide's revisionid.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,6 +17,7 @@ import {
 } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
+import { validateFields, writeFields } from './guides.fields.js';
 
 const TAG = ['Guide steps'];
 const StepParam = Type.Object({ guideid: Id(), stepid: Id() });
@@ -29,9 +32,9 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Add a step',
-      description: 'Takes the guide\'s `revisionid`. `lines`: at least one, each with `text`, `bullet` (a style name) or `bullet_styleid`, and `level` 0 to 3 (the first line at 0). `media`: `{"type": "image", "data": [imageid, ...]}` or `{"type": "object", "data": videoid}` (read back with type `video` and the video record). `orderby`: position from 1 (default: last). Answers 201 with the whole guide.',
+      description: 'With the guide\'s `revisionid` in the query, it is checked (409 with the current guide when stale). Without one the step is added to the current guide all the same: adding a step overwrites nobody\'s work, so this is a deliberate exception to the versioning rule, for the clients that send none. Either way the step is a new revision of the guide. `lines`: at least one, each with `text`, `bullet` (a style name) or `bullet_styleid`, and `level` 0 to 3 (the first line at 0). `media`: `{"type": "image", "data": [imageid, ...]}` or `{"type": "object", "data": videoid}` (read back with type `video` and the video record). `orderby`: position from 1 (default: last). `fields` (extension): form fields, each `{type, label, required, options}` (type text, number, checkbox or choice; options for a choice). Answers 201 with the whole guide.',
       params: GuideParam,
-      querystring: Type.Object({ revisionid: Revisionid, langid: LangQuery(langs) }),
+      querystring: Type.Object({ revisionid: Type.Optional(Revisionid), langid: LangQuery(langs) }),
       body: StepCreate,
       response: { 201: FullGuide, 409: { ...FullGuide, description: 'Stale revisionid: the current guide.' }, ...errorResponses(401, 403, 404, 422) },
     },
@@ -39,9 +42,10 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const b = request.body;
     const lines = validateLines(b.lines, await loadBulletStyles(db));
-    const media = (await validateMedia(db, b.media)) ?? null;
+    const media = (await validateMedia(db, ctx.user!, b.media)) ?? null;
+    const fields = b.fields ? validateFields(b.fields) : undefined;
     await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'step_add' }, (trx, now) =>
-      insertStep(trx, ctx.row.guideid, ctx.row.langid, ctx.user?.userid ?? null, now, { title: b.title?.trim() ?? '', orderby: b.orderby, lines, media }));
+      insertStep(trx, ctx.row.guideid, ctx.row.langid, ctx.user?.userid ?? null, now, { title: b.title?.trim() ?? '', orderby: b.orderby, lines, media, fields }));
     return reply.status(201).send(await currentGuide(app, ctx));
   });
 
@@ -56,7 +60,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Edit a step',
-      description: 'Takes the step\'s own `revisionid` (409 with the current step when stale). Changes only the fields sent; `lines` replaces all lines (send `lineid` to keep a line\'s id); `orderby` moves the step. The guide\'s revisionid moves too (also in the `X-Guide-Revisionid` header). Answers the step record.',
+      description: 'Takes the step\'s own `revisionid` (409 with the current step when stale). Changes only the fields sent; `lines` replaces all lines (send `lineid` to keep a line\'s id); `fields` (extension) replaces the form fields (a field unchanged keeps its `field_revisionid`); `orderby` moves the step. The guide\'s revisionid moves too (also in the `X-Guide-Revisionid` header). Answers the step record.',
       params: StepParam,
       querystring: Type.Object({ revisionid: Revisionid }),
       body: StepPatch,
@@ -67,12 +71,14 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, step.guideid, step.langid, 'edit');
     const b = request.body;
     const lines = b.lines ? validateLines(b.lines, await loadBulletStyles(db)) : undefined;
-    const media = await validateMedia(db, b.media);
+    const media = await validateMedia(db, ctx.user!, b.media);
+    const fields = b.fields ? validateFields(b.fields) : undefined;
     await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
       if (!(await lockStep(trx, step.stepid, now, request.query.revisionid))) throw new StaleRevision('step', step.stepid);
       if (b.title !== undefined) await trx.updateTable('guide_steps').set({ title: b.title.trim() }).where('stepid', '=', step.stepid).execute();
       if (lines) await writeLines(trx, step.stepid, lines);
       if (media !== undefined) await writeMedia(trx, step.stepid, media);
+      if (fields) await writeFields(trx, step.stepid, fields, now);
       if (b.orderby !== undefined) await moveStep(trx, step.guideid, step.langid, step.stepid, b.orderby);
       await commitStepRevision(trx, step.stepid, step.guideid, step.langid, ctx.user?.userid ?? null, now, 'edit');
     });

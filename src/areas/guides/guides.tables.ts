@@ -65,6 +65,21 @@ export interface GuideStepTable {
   videoid: number | null;
   created_date: number;
   modified_date: number;
+  /** JSON array of the field_revisionids of the step's current form fields, in order. */
+  fields: Generated<string>;
+}
+
+/** One version of a form field of a step (never changed: a change is a new row). */
+export interface GuideStepFieldTable {
+  field_revisionid: Generated<number>;
+  stepid: number;
+  /** text | number | checkbox | choice */
+  type: string;
+  label: string;
+  required: Generated<number>;
+  /** JSON array of the choices of a choice field. */
+  options: Generated<string>;
+  created_date: number;
 }
 
 export interface GuideStepImageTable {
@@ -178,6 +193,7 @@ export interface GuidesTables {
   guide_bullet_styles: GuideBulletStyleTable;
   guide_revisions: GuideRevisionTable;
   guide_step_revisions: GuideStepRevisionTable;
+  guide_step_fields: GuideStepFieldTable;
   guide_releases: GuideReleaseTable;
   guide_completions: GuideUserMarkTable;
   guide_favorites: GuideUserMarkTable;

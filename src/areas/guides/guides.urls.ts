@@ -2,16 +2,15 @@
 // by the guides area (guides.page.ts); a language other than the site's default is
 // named in `?lang=`.
 import type { Config } from '../../config.js';
+import { trimChar, trimEndChar } from '../../strings.js';
 
 /** The title as a URL segment: letters and digits joined by hyphens. */
 export function guideSlug(title: string): string {
-  const slug = title
+  const words = title
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80)
-    .replace(/-+$/, '');
+    .replace(/[^\p{L}\p{N}]+/gu, '-');
+  const slug = trimEndChar(trimChar(words, '-').slice(0, 80), '-');
   return slug || 'Guide';
 }
 

@@ -3,27 +3,27 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ImageObject } from '../../http/schemas.js';
+import type { Config } from '../../config.js';
+import { imageVariantUrl } from './media.urls.js';
 
 export const IMAGE_VARIANTS = ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original'] as const;
 export type ImageVariant = (typeof IMAGE_VARIANTS)[number];
 
-/** Where a variant of an image is served. */
-export function imageVariantUrl(publicUrl: string, guid: string, variant: ImageVariant): string {
-  return `${publicUrl}/files/images/${guid}.${variant}`;
-}
+export { imageVariantUrl };
 
-export function imageObject(publicUrl: string, row: { imageid: number; guid: string }): ImageObject {
+/** The image object, with a signed URL per variant (see media.urls.ts). */
+export function imageObject(config: Config, row: { imageid: number; guid: string }): ImageObject {
   const out: ImageObject = { id: row.imageid, guid: row.guid };
-  for (const v of IMAGE_VARIANTS) (out as Record<string, unknown>)[v] = imageVariantUrl(publicUrl, row.guid, v);
+  for (const v of IMAGE_VARIANTS) (out as Record<string, unknown>)[v] = imageVariantUrl(config, row.guid, v);
   return out;
 }
 
 /** Image objects for many image ids at once. */
-export async function loadImageObjects(db: Kysely<Database>, publicUrl: string, ids: Array<number | null | undefined>): Promise<Map<number, ImageObject>> {
+export async function loadImageObjects(db: Kysely<Database>, config: Config, ids: Array<number | null | undefined>): Promise<Map<number, ImageObject>> {
   const wanted = [...new Set(ids.filter((x): x is number => typeof x === 'number'))];
   const out = new Map<number, ImageObject>();
   if (wanted.length === 0) return out;
   const rows = await db.selectFrom('images').select(['imageid', 'guid']).where('imageid', 'in', wanted).execute();
-  for (const r of rows) out.set(r.imageid, imageObject(publicUrl, r));
+  for (const r of rows) out.set(r.imageid, imageObject(config, r));
   return out;
 }

@@ -5,17 +5,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { imageObject } from './image-object.js';
+import { documentFileUrl, videoFileUrl } from './media.urls.js';
 import type { DocumentRecord, EmbedRecord, ImageDetail, VideoDetail } from './media.schemas.js';
 
-/** Where a video encoding (`mp4`, `webm`) or the original (`original`) is served. */
-export function videoFileUrl(publicUrl: string, guid: string, name: string): string {
-  return `${publicUrl}/files/videos/${guid}.${name}`;
-}
-
-/** Where a document is served. */
-export function documentFileUrl(publicUrl: string, guid: string): string {
-  return `${publicUrl}/files/documents/${guid}.pdf`;
-}
+export { videoFileUrl, documentFileUrl };
 
 /** jpeg, png, gif or webp, from a mime type. */
 export const imageEncoding = (mime: string) => mime.replace(/^image\//, '');
@@ -32,7 +25,7 @@ export function imageDetailFromRow(config: Config, r: ImageRow, opts: { forComme
     }
   }
   const out: ImageDetail = {
-    image: imageObject(config.publicUrl, r),
+    image: imageObject(config, r),
     srcid: r.srcid ?? null,
     width: r.width,
     height: r.height,
@@ -138,7 +131,7 @@ export async function loadVideoDetails(db: Kysely<Database>, config: Config, ids
         height: e.height,
         width: e.width,
         mime: e.mime,
-        url: videoFileUrl(config.publicUrl, r.guid, e.format),
+        url: videoFileUrl(config, r.guid, e.format),
       })),
     });
   }
@@ -150,7 +143,7 @@ export async function loadDocuments(db: Kysely<Database>, config: Config, ids: n
   if (ids.length === 0) return out;
   const rows = await db.selectFrom('documents').selectAll().where('documentid', 'in', [...new Set(ids)]).execute();
   for (const r of rows) {
-    out.set(r.documentid, { documentid: r.documentid, guid: r.guid, filename: r.filename, mime: r.mime, size: r.size, url: documentFileUrl(config.publicUrl, r.guid), created_date: r.created_date });
+    out.set(r.documentid, { documentid: r.documentid, guid: r.guid, filename: r.filename, mime: r.mime, size: r.size, url: documentFileUrl(config, r.guid), created_date: r.created_date });
   }
   return out;
 }

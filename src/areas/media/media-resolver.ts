@@ -35,13 +35,13 @@ export async function loadMediaResolver(db: Kysely<Database>, config: Config, re
       if (!r) return null;
       const variant = (IMAGE_VARIANTS as readonly string[]).includes(size) ? (size as ImageVariant) : DEFAULT_EMBED_VARIANT;
       const dims = variantSize(variant, r.width, r.height);
-      return { src: imageVariantUrl(config.publicUrl, r.guid, variant), width: dims.width, height: dims.height };
+      return { src: imageVariantUrl(config, r.guid, variant), width: dims.width, height: dims.height };
     },
     video(id: number): ResolvedVideo | null {
       const v = videoById.get(id);
       if (!v || v.state !== 'finished' || !withMp4.has(id)) return null;
       const poster = v.poster_imageid != null ? imageById.get(v.poster_imageid) : undefined;
-      return { src: videoFileUrl(config.publicUrl, v.guid, 'mp4'), ...(poster ? { poster: imageVariantUrl(config.publicUrl, poster.guid, 'large') } : {}) };
+      return { src: videoFileUrl(config, v.guid, 'mp4'), ...(poster ? { poster: imageVariantUrl(config, poster.guid, 'large') } : {}) };
     },
   };
 }

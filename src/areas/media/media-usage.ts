@@ -1,12 +1,15 @@
 // Where a media item is used. A library item that content still uses cannot be deleted
-// (422 naming the uses). Each area that refers to media (guide steps, wikis, comments,
-// user avatars...) registers a check once, at module load:
+// (422 naming the uses), but only uses its owner can undo count: a reference made where
+// the owner may not edit (someone else's avatar, a guide they may not change) never
+// blocks the owner's delete; such a reference shows nothing once the item is gone.
+// Each area that refers to media registers a check once, at module load:
 //
-//   registerMediaUsage(async (db, kind, id) =>
+//   registerMediaUsage(async (db, kind, id, owner) =>
 //     kind !== 'image' ? [] : (await db.selectFrom('wikis').select('wikiid').where('imageid', '=', id).limit(5).execute())
 //       .map((w) => ({ type: 'wiki', id: w.wikiid })));
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { Privilege } from '../../http/auth.js';
 
 export type UsageKind = 'image' | 'video' | 'document' | 'embed';
 
@@ -16,26 +19,38 @@ export interface MediaUse {
   id: number;
 }
 
-export type MediaUsageCheck = (db: Kysely<Database>, kind: UsageKind, id: number) => Promise<MediaUse[]>;
+/** The item's owner, from whose side uses are judged (null: an item without owner). */
+export interface MediaOwner {
+  userid: number;
+  privileges: Privilege[];
+}
+
+export type MediaUsageCheck = (db: Kysely<Database>, kind: UsageKind, id: number, owner: MediaOwner | null) => Promise<MediaUse[]>;
 
 const checks: MediaUsageCheck[] = [];
 
-/** Adds a check; each answers (a few of) the uses of one item. */
+/** Adds a check; each answers (a few of) the uses of one item that its owner could undo. */
 export function registerMediaUsage(check: MediaUsageCheck): void {
   if (!checks.includes(check)) checks.push(check);
 }
 
 /** Every registered check's uses of an item. */
-export async function findMediaUses(db: Kysely<Database>, kind: UsageKind, id: number): Promise<MediaUse[]> {
+export async function findMediaUses(db: Kysely<Database>, kind: UsageKind, id: number, owner: MediaOwner | null): Promise<MediaUse[]> {
   const out: MediaUse[] = [];
-  for (const check of checks) out.push(...(await check(db, kind, id)));
+  for (const check of checks) out.push(...(await check(db, kind, id, owner)));
   return out;
 }
 
-// The foundation's own references: user avatars and team images.
-registerMediaUsage(async (db, kind, id) => {
-  if (kind !== 'image') return [];
-  const users = await db.selectFrom('users').select('userid').where('imageid', '=', id).orderBy('userid').limit(5).execute();
-  const teams = await db.selectFrom('teams').select('teamid').where('imageid', '=', id).orderBy('teamid').limit(5).execute();
+// The foundation's own references: the owner's avatar and images of teams the owner
+// leads. Other users' avatars are emptied by the foreign key when the image goes.
+registerMediaUsage(async (db, kind, id, owner) => {
+  if (kind !== 'image' || !owner) return [];
+  const users = await db.selectFrom('users').select('userid').where('imageid', '=', id).where('userid', '=', owner.userid).execute();
+  const teams = await db.selectFrom('teams').select('teamid').where('imageid', '=', id)
+    .where((eb) => eb.or([
+      eb('owner', '=', owner.userid),
+      eb('teamid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', owner.userid).where('is_lead', '=', 1)),
+    ]))
+    .orderBy('teamid').limit(5).execute();
   return [...users.map((u) => ({ type: 'user', id: u.userid })), ...teams.map((t) => ({ type: 'team', id: t.teamid }))];
 });

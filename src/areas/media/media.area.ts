@@ -2,7 +2,7 @@ import type { Area } from '../area.js';
 import { mediaRoutes } from './media.routes.js';
 import { mediaFileRoutes } from './media.files.js';
 import { seedMediaDemo } from './media.demo.js';
-import { videoJobHandler, VIDEO_JOB } from './videos.js';
+import { videoJob, VIDEO_JOB } from './videos.js';
 import { purgeJobHandler, PURGE_JOB } from './media.service.js';
 
 export const mediaArea: Area = {
@@ -10,5 +10,5 @@ export const mediaArea: Area = {
   routes: mediaRoutes,
   publicRoutes: mediaFileRoutes,
   seedDemo: seedMediaDemo,
-  jobs: (config) => ({ [VIDEO_JOB]: videoJobHandler(config), [PURGE_JOB]: purgeJobHandler(config) }),
+  jobs: (config) => ({ [VIDEO_JOB]: videoJob(config), [PURGE_JOB]: purgeJobHandler(config) }),
 };

@@ -2,8 +2,11 @@
 //   /files/images/<guid>.<variant>   a size variant, made on first request and kept
 //   /files/videos/<guid>.<mp4|webm|original>
 //   /files/documents/<guid>.pdf
-// Public to whoever has the URL (GUIDs are unguessable), cached for a year (a file
-// never changes: an edit makes a new image), byte ranges for video players.
+// A file of an item that public content shows is served to anyone and may be kept by
+// shared caches; any other file only through a signed URL (the URLs in the API's records,
+// see media.urls.ts), until it expires, and only by the browser's own cache (`private`).
+// A deleted item's rows are gone, so its files answer 404 at once. Byte ranges for
+// video players.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { HttpError, notFound } from '../../http/errors.js';
@@ -11,17 +14,41 @@ import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { IMAGE_VARIANTS, type ImageVariant } from './image-object.js';
 import { makeVariant, uprightOriginal, variantFormat } from './images.js';
 import { isGuid } from './guid.js';
+import { publicMedia, type MediaKind } from './media.access.js';
+import { signatureLife, useMediaClock, type FileKind } from './media.urls.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
 
-const CACHE = 'public, max-age=31536000, immutable';
+const KIND: Record<FileKind, MediaKind> = { images: 'image', videos: 'video', documents: 'document' };
+
+/**
+ * Whether the caller may have this item's file, and the Cache-Control it goes with:
+ * public content for anyone (shared caches too), else a valid signature (the browser's
+ * cache only, for the signature's life). 404 without a signature, so that nobody learns
+ * which GUIDs exist; 403 for a wrong or expired one.
+ */
+async function fileAccess(db: Kysely<Database>, config: Config, request: FastifyRequest, kind: FileKind, guid: string, id: number): Promise<string> {
+  if ((await publicMedia(db, KIND[kind], [id])).has(id)) return `public, max-age=${config.mediaUrlTtl}`;
+  const q = request.query as Record<string, unknown>;
+  if (q.sig === undefined) throw notFound('File');
+  const life = signatureLife(config, kind, guid, q.exp, q.sig);
+  if (life === 0) throw new HttpError(403, 'expired_link', 'This link has expired or is not valid; read the record again for a fresh one.');
+  return `private, max-age=${Math.min(life, config.mediaUrlTtl)}`;
+}
 
 /** Variants being made right now, so that simultaneous first requests make one. */
 const making = new Map<string, Promise<void>>();
 
-async function ensureVariant(store: BlobStore, key: string, make: () => Promise<Buffer>) {
+/** Makes the variant `key` once; `stored` learns its size (it counts against the owner's quota). */
+async function ensureVariant(store: BlobStore, key: string, make: () => Promise<Buffer>, stored: (bytes: number) => Promise<unknown>) {
   if ((await store.size(key)) !== null) return;
   let p = making.get(key);
   if (!p) {
-    p = make().then((data) => store.putBuffer(key, data)).finally(() => making.delete(key));
+    p = make().then(async (data) => {
+      await store.putBuffer(key, data);
+      await stored(data.length);
+    }).finally(() => making.delete(key));
     making.set(key, p);
   }
   await p;
@@ -46,10 +73,10 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return { start, end };
 }
 
-async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: BlobStore, key: string, o: { mime: string; etag: string; filename?: string; ranges?: boolean }) {
+async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: BlobStore, key: string, o: { mime: string; etag: string; cache: string; filename?: string; ranges?: boolean }) {
   const size = await store.size(key);
   if (size === null) throw notFound('File');
-  reply.header('cache-control', CACHE);
+  reply.header('cache-control', o.cache);
   reply.header('etag', `"${o.etag}"`);
   reply.header('content-type', o.mime);
   if (o.filename) reply.header('content-disposition', `inline; filename="${o.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
@@ -77,19 +104,21 @@ async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: Blo
 }
 
 export async function mediaFileRoutes(app: FastifyInstance) {
-  const { db, config } = app;
+  const { db, config, clock } = app;
   const store = blobStoreFor(config);
+  useMediaClock(config, clock);
 
   app.get<{ Params: { file: string } }>('/files/images/:file', { schema: { hide: true } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]+)\.([A-Za-z0-9]+)$/.exec(request.params.file);
     if (!m || !isGuid(m[1]) || !(IMAGE_VARIANTS as readonly string[]).includes(m[2])) throw notFound('Image');
     const [, guid, variant] = m as unknown as [string, string, ImageVariant];
-    const img = await db.selectFrom('images').select(['width', 'height', 'mime', 'orientation', 'blob_key']).where('guid', '=', guid).executeTakeFirst();
+    const img = await db.selectFrom('images').select(['imageid', 'width', 'height', 'mime', 'orientation', 'blob_key']).where('guid', '=', guid).executeTakeFirst();
     if (!img || !img.blob_key) throw notFound('Image');
+    const cache = await fileAccess(db, config, request, 'images', guid, img.imageid);
     const original = img.blob_key;
     const out = variantFormat(img.mime);
     if (variant === 'original' && img.orientation === 1) {
-      return sendBlob(request, reply, store, original, { mime: img.mime, etag: `${guid}.original` });
+      return sendBlob(request, reply, store, original, { mime: img.mime, etag: `${guid}.original`, cache });
     }
     const key = `variants/${guid}/${variant}`;
     await ensureVariant(store, key, async () => {
@@ -100,8 +129,8 @@ export async function mediaFileRoutes(app: FastifyInstance) {
       } finally {
         await local.release();
       }
-    });
-    return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}` });
+    }, (bytes) => db.updateTable('images').set((eb) => ({ variant_bytes: eb('variant_bytes', '+', bytes) })).where('imageid', '=', img.imageid).execute());
+    return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}`, cache });
   });
 
   app.get<{ Params: { file: string } }>('/files/videos/:file', { schema: { hide: true } }, async (request, reply) => {
@@ -110,20 +139,22 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     const [, guid, name] = m;
     const video = await db.selectFrom('videos').select(['videoid', 'mime', 'blob_key', 'filename']).where('guid', '=', guid).executeTakeFirst();
     if (!video) throw notFound('Video');
+    const cache = await fileAccess(db, config, request, 'videos', guid, video.videoid);
     if (name === 'original') {
       if (!video.blob_key) throw notFound('Video');
-      return sendBlob(request, reply, store, video.blob_key, { mime: video.mime, etag: `${guid}.original`, ranges: true, filename: video.filename });
+      return sendBlob(request, reply, store, video.blob_key, { mime: video.mime, etag: `${guid}.original`, cache, ranges: true, filename: video.filename });
     }
     const enc = await db.selectFrom('video_encodings').select(['blob_key', 'mime']).where('videoid', '=', video.videoid).where('format', '=', name).executeTakeFirst();
     if (!enc) throw notFound('Video encoding');
-    return sendBlob(request, reply, store, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, ranges: true });
+    return sendBlob(request, reply, store, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, cache, ranges: true });
   });
 
   app.get<{ Params: { file: string } }>('/files/documents/:file', { schema: { hide: true } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]+)\.pdf$/.exec(request.params.file);
     if (!m || !isGuid(m[1])) throw notFound('Document');
-    const doc = await db.selectFrom('documents').select(['blob_key', 'mime', 'filename']).where('guid', '=', m[1]).executeTakeFirst();
+    const doc = await db.selectFrom('documents').select(['documentid', 'blob_key', 'mime', 'filename']).where('guid', '=', m[1]).executeTakeFirst();
     if (!doc) throw notFound('Document');
-    return sendBlob(request, reply, store, doc.blob_key, { mime: doc.mime, etag: `${m[1]}.pdf`, ranges: true, filename: doc.filename });
+    const cache = await fileAccess(db, config, request, 'documents', m[1], doc.documentid);
+    return sendBlob(request, reply, store, doc.blob_key, { mime: doc.mime, etag: `${m[1]}.pdf`, cache, ranges: true, filename: doc.filename });
   });
 }

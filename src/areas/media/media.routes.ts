@@ -5,7 +5,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses } from '../../http/schemas.js';
 import { HttpError, invalidField, notFound } from '../../http/errors.js';
-import { requireUser } from '../../http/auth.js';
+import { reauthorizing, requireUser, type AuthUser } from '../../http/auth.js';
+import { readableMedia } from './media.access.js';
+import { useMediaClock } from './media.urls.js';
+import { admitUpload } from './media.storage.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import {
@@ -21,6 +24,7 @@ import { IMAGE_VARIANTS } from './image-object.js';
 import type { Readable } from 'node:stream';
 
 const MEDIA_TAG = ['Media'];
+const READ_RULE = 'Answered to the item\'s owner, to Admins, and to anyone who may read content that shows it (a guide, a step, a wiki, a comment, an avatar, a team); 404 to anyone else, as for an unknown id.';
 const USER_TAG = ['User media'];
 const IdOrGuid = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: 'A numeric id or a GUID.' }) });
 
@@ -42,6 +46,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
   const { db, config, clock } = app;
   const services = { db, config, clock };
   configureImageWork(config);
+  useMediaClock(config, clock);
+
+  /** The id when the caller may read the item, else null (answered as unknown: 404). */
+  async function findReadable(user: AuthUser | null, kind: 'image' | 'video', id: number | null): Promise<number | null> {
+    return id != null && (await readableMedia(db, user, kind, [id])).has(id) ? id : null;
+  }
 
   // ------------------------------------------------------------ public records
 
@@ -50,12 +60,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     schema: {
       tags: MEDIA_TAG,
       summary: 'An image detail record',
-      description: 'The path is an imageid or the image\'s GUID. Variant URLs in `image` are served outside /api/2.0 with long-lived cache headers.',
+      description: 'The path is an imageid or the image\'s GUID. ' + READ_RULE + ' Variant URLs in `image` are served outside /api/2.0 and signed (see docs/media.md).',
       params: IdOrGuid('imageid'),
       response: { 200: ImageDetail, ...errorResponses(404) },
     },
   }, async (request) => {
-    const id = await findByIdOrGuid(db, 'images', request.params.imageid);
+    const id = await findReadable(request.user, 'image', await findByIdOrGuid(db, 'images', request.params.imageid));
     const detail = id == null ? undefined : (await loadImageDetails(db, config, [id])).get(id);
     if (!detail) throw notFound('Image');
     return detail;
@@ -66,12 +76,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     schema: {
       tags: MEDIA_TAG,
       summary: 'A video detail record',
-      description: 'The path is a videoid or the video\'s GUID. `meta.state` is `queued` or `processing` while the encodings are made, `finished` when `encodings` (MP4 H.264 and WebM) and the poster `image` are ready, `failed` when the file could not be encoded.',
+      description: 'The path is a videoid or the video\'s GUID. `meta.state` is `queued` or `processing` while the encodings are made, `finished` when `encodings` (MP4 H.264 and WebM) and the poster `image` are ready, `failed` when the file could not be encoded. ' + READ_RULE,
       params: IdOrGuid('videoid'),
       response: { 200: VideoDetail, ...errorResponses(404) },
     },
   }, async (request) => {
-    const id = await findByIdOrGuid(db, 'videos', request.params.videoid);
+    const id = await findReadable(request.user, 'video', await findByIdOrGuid(db, 'videos', request.params.videoid));
     const detail = id == null ? undefined : (await loadVideoDetails(db, config, [id])).get(id);
     if (!detail) throw notFound('Video');
     return detail;
@@ -96,7 +106,9 @@ export async function mediaRoutes(fastify: FastifyInstance) {
         description:
           'The file is the raw request body with `Content-Type: application/octet-stream` (422 otherwise); `file` names it. ' +
           'The kind is decided from the bytes: JPEG, PNG, GIF or WebP images (GuideImage); MP4, WebM or QuickTime videos (GuideVideoObject); PDF documents (Document). ' +
-          'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. Nothing is stored on refusal. ' +
+          'A video is kept only when ffprobe finds a video stream in it within the limits (VIDEO_MAX_SECONDS, VIDEO_MAX_DIMENSION, VIDEO_MAX_STREAMS). ' +
+          'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. ' +
+          'More than the uploader\'s storage quota has left (MEDIA_QUOTA_BYTES; originals, size variants and video encodings count): 413 `quota_exceeded`. More uploads in an hour than MEDIA_UPLOADS_PER_HOUR (Admins: no limit): 429 `rate_limited` with Retry-After. Nothing is stored on refusal. ' +
           'Answers 200 (as existing clients expect) with the new library item: its `id`, `type`, `kind` and detail record. A video is encoded in the background: `isReady` is false until `state` is `finished`.',
         querystring: UploadQuery,
         consumes: ['application/octet-stream'],
@@ -119,7 +131,13 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       if (!body || typeof (body as Readable).pipe !== 'function') throw invalidField('file', 'The request body is empty; send the file\'s bytes as the body.', 'missing_field');
       let created;
       try {
-        created = await receiveUpload(services, user.userid, request.query.file, body);
+        const admission = await admitUpload(services, user);
+        try {
+          created = await receiveUpload({ ...services, db: reauthorizing(request, db) }, user.userid, request.query.file, body, admission.room);
+        } catch (err) {
+          await admission.release();
+          throw err;
+        }
       } catch (err) {
         if (err instanceof HttpError) reply.header('connection', 'close');
         throw err;
@@ -240,7 +258,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const user = requireUser(request);
-    const created = await editImage(services, user, request.body);
+    const created = await editImage({ ...services, db: reauthorizing(request, db) }, user, request.body);
     const [item] = await loadMediaItems(db, config, [{ type: created.type, objectid: created.id }]);
     return reply.status(201).send(item);
   });
@@ -300,8 +318,8 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       tags: USER_TAG,
       summary: 'Delete a media item',
       description:
-        'Answers 204. Refused with 422 (code `in_use`, naming the uses) while content still uses the item (a guide step, a wiki, a comment, an avatar or team image): remove it there first. ' +
-        'The files are removed in the background; their URLs answer 404 at once. `type` as for GET. The owner or an Admin.',
+        'Answers 204. Refused with 422 (code `in_use`, naming the uses) while content the item\'s owner can change still uses it (their avatar, a team they lead, a guide they may edit that is not deleted): remove it there first. ' +
+        'A use someone else made elsewhere never blocks the delete; it shows nothing afterwards. The files are removed at once and their URLs answer 404; the space counts as free for the quota. `type` as for GET. The owner or an Admin.',
       params: ItemParams,
       response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
     },

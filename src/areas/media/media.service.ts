@@ -2,21 +2,22 @@
 // its kind sniffed from the first bytes), building library items, edits and deletes.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { HttpError, invalidField, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
-import { isAdmin, type AuthUser } from '../../http/auth.js';
+import { isAdmin, parsePrivileges, type AuthUser } from '../../http/auth.js';
 import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
 import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Markup } from './images.js';
 import { newGuid } from './guid.js';
-import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS } from './videos.js';
+import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS, cancelVideoWork, checkVideoUpload } from './videos.js';
 import { imageDetailFromRow, loadDocuments, loadEmbeds, loadVideoDetails } from './media-records.js';
 import { findMediaUses, type UsageKind } from './media-usage.js';
 import { isForeignKeyViolation } from '../../db/helpers.js';
+import { admitUpload, quotaExceeded, type QuotaRoom } from './media.storage.js';
 import type { MediaItem, MediaType } from './media.schemas.js';
 import { MEDIA_TYPES } from './media.schemas.js';
 
@@ -47,7 +48,8 @@ class UploadMeter extends Transform {
   private headLength = 0;
   private md5 = createHash('md5');
 
-  constructor(private config: Config) {
+  /** `room`: the bytes the owner's quota has left (`quota` and `used` say it in the 413). */
+  constructor(private config: Config, private room: QuotaRoom | null = null) {
     super();
   }
 
@@ -73,6 +75,7 @@ class UploadMeter extends Transform {
       }
     }
     if (this.bytes > this.limit()) return cb(tooLarge(this.limit(), this.sniffed ? `${this.sniffed.kind} upload` : 'upload'));
+    if (this.room && this.bytes > this.room.bytes) return cb(quotaExceeded(this.room.quota, this.room.used));
     this.md5.update(chunk);
     cb(null, chunk);
   }
@@ -109,13 +112,16 @@ function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => P
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
 
-/** Receives an upload; answers the new library item's type and id. Stores nothing on refusal. */
-export async function receiveUpload(s: Services, userid: number, filename: string, body: Readable): Promise<{ type: MediaType; id: number }> {
+/**
+ * Receives an upload; answers the new library item's type and id. Stores nothing on
+ * refusal. `room`: the bytes the uploader's quota has left (from `admitUpload`).
+ */
+export async function receiveUpload(s: Services, userid: number, filename: string, body: Readable, room: QuotaRoom | null = null): Promise<{ type: MediaType; id: number }> {
   const { db, config, clock } = s;
   const store = blobStoreFor(config);
   const guid = newGuid();
   const key = `originals/${guid}`;
-  const meter = new UploadMeter(config);
+  const meter = new UploadMeter(config, room);
   // Piped by hand rather than with pipeline(): a refusal must not destroy the request
   // (that would close the socket before the 413/422 is sent); the rest is discarded.
   body.on('error', (e) => meter.destroy(e));
@@ -138,6 +144,7 @@ export async function receiveUpload(s: Services, userid: number, filename: strin
   try {
     if (kind.kind === 'image') return { type: 'GuideImage', id: await storeImage(db, store, { guid, key, name, size, now, userid, sniffed: kind }) };
     if (kind.kind === 'video') {
+      await checkVideoUpload(config, store, key, kind);
       const id = await db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('videos').values({
           guid, userid, filename: name, created_date: now, mime: kind.mime, size, md5, blob_key: key, state: 'queued', state_reason: null, meta: null, poster_imageid: null, srcid: null,
@@ -250,16 +257,18 @@ export async function findOwnItem(db: Kysely<Database>, user: AuthUser, type: Me
 }
 
 /**
- * Deletes a library item. Refused (422, code `in_use`) while content uses it, as the
- * registered usage checks say. The files go in a background job once the rows are gone.
+ * Deletes a library item. Refused (422, code `in_use`) while content its owner may edit
+ * uses it, as the registered usage checks say. The files go in a background job once the rows are gone.
  */
 export async function deleteItem(s: Services, user: AuthUser, type: MediaType, id: number): Promise<void> {
   const { db, clock } = s;
   const item = await findOwnItem(db, user, type, id);
   const kind = KIND_OF[type];
+  let purge: { keys: string[]; prefixes: string[] } | null = null;
   try {
     await db.transaction().execute(async (trx) => {
-      const uses = await findMediaUses(trx, kind, id);
+      const owner = await trx.selectFrom('users').select(['userid', 'privileges']).where('userid', '=', item.userid).executeTakeFirst();
+      const uses = await findMediaUses(trx, kind, id, owner ? { userid: owner.userid, privileges: parsePrivileges(owner.privileges) } : null);
       if (uses.length) throw inUse(uses);
       const keys: string[] = [];
       const prefixes: string[] = [];
@@ -298,12 +307,17 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
         await trx.deleteFrom('embeds').where('embedid', '=', id).execute();
       }
       if (keys.length || prefixes.length) await enqueueJob(trx, clock, PURGE_JOB, { keys, prefixes });
+      purge = { keys, prefixes };
     });
+    if (kind === 'video') cancelVideoWork(id);
   } catch (err) {
     // A table that refers to the item by a foreign key and registered no check.
     if (isForeignKeyViolation(err)) throw inUse([]);
     throw err;
   }
+  // The space is freed now, not when the job queue gets to it (it may be busy with an
+  // encode); the job, queued in the delete's transaction, is the fallback after a crash.
+  if (purge) await purgeJobHandler(s.config)(purge).catch(() => {});
 }
 
 function inUse(uses: Array<{ type: string; id: number }>) {
@@ -343,7 +357,7 @@ function checkMarkup(markup: Markup | undefined): FieldError[] {
 
 /** Crops and marks up an image into a NEW image (srcid = the edited image); the original stays. */
 export async function editImage(s: Services, user: AuthUser, req: EditRequest): Promise<{ type: MediaType; id: number }> {
-  const { db, config, clock } = s;
+  const { db } = s;
   const src = await db.selectFrom('images').selectAll().where('imageid', '=', req.imageid).executeTakeFirst();
   if (!src) throw notFound('Image');
   if (src.userid !== user.userid && !isAdmin(user)) throw forbidden('Only the image\'s owner or an Admin may edit it.');
@@ -358,8 +372,21 @@ export async function editImage(s: Services, user: AuthUser, req: EditRequest): 
   }
   if (errors.length) throw unprocessable(errors);
   if (!src.blob_key) throw invalidField('imageid', 'The image has no stored file to edit.');
+  // An edit stores a new image: it counts as an upload, against the rate and the quota
+  // (admitted before the rendering, the expensive part).
+  const admission = await admitUpload(s, user);
+  try {
+    return await storeEdit(s, user, src, req, admission.room);
+  } catch (err) {
+    await admission.release();
+    throw err;
+  }
+}
+
+async function storeEdit(s: Services, user: AuthUser, src: Selectable<Database['images']>, req: EditRequest, room: QuotaRoom | null): Promise<{ type: MediaType; id: number }> {
+  const { db, config, clock } = s;
   const store = blobStoreFor(config);
-  const local = await store.localFile(src.blob_key);
+  const local = await store.localFile(src.blob_key!);
   if (!local) throw invalidField('imageid', 'The image has no stored file to edit.');
   let rendered;
   try {
@@ -367,6 +394,7 @@ export async function editImage(s: Services, user: AuthUser, req: EditRequest): 
   } finally {
     await local.release();
   }
+  if (room && rendered.data.length > room.bytes) throw quotaExceeded(room.quota, room.used);
   const guid = newGuid();
   const key = `originals/${guid}`;
   await store.putBuffer(key, rendered.data);

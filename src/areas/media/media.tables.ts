@@ -17,6 +17,8 @@ declare module '../../db/foundation.tables.js' {
     markup: string | null;
     /** The original's key in the blob store; null: no stored file. */
     blob_key: string | null;
+    /** Bytes of the size variants made so far (they count against the owner's quota). */
+    variant_bytes: Generated<number>;
   }
   interface VideoTable {
     mime: Generated<string>;
@@ -82,7 +84,15 @@ export interface MediaItemTable {
   created_date: number;
 }
 
+/** One row per upload (or image edit) a user started: the hourly upload rate counts them. */
+export interface MediaUploadTable {
+  uploadid: Generated<number>;
+  userid: number;
+  created_date: number;
+}
+
 export interface MediaTables {
+  media_uploads: MediaUploadTable;
   video_encodings: VideoEncodingTable;
   documents: DocumentTable;
   embeds: EmbedTable;

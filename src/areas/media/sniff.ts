@@ -7,6 +7,12 @@ export interface Sniffed {
   format: string;
   mime: string;
   ext: string;
+  /**
+   * The first bytes fit but prove little: a bare QuickTime atom (`free`, `skip`, `wide`,
+   * `mdat`...) is eight bytes anyone can type in front of any text. Such a file is kept
+   * only once ffprobe, pinned to the QuickTime demuxer, finds a video stream in it.
+   */
+  provisional?: true;
 }
 
 /** How many leading bytes `sniff` wants to be sure (a WebM's doctype may sit a little way in). */
@@ -35,7 +41,7 @@ export function sniff(head: Buffer): Sniffed | null {
     // Other ISO brands (audio-only M4A, HEIF images, 3GPP...) are not accepted.
     return null;
   }
-  if (QT_ATOMS.has(box)) return { kind: 'video', format: 'quicktime', mime: 'video/quicktime', ext: 'mov' };
+  if (QT_ATOMS.has(box)) return { kind: 'video', format: 'quicktime', mime: 'video/quicktime', ext: 'mov', provisional: true };
   if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) {
     // EBML: WebM when the DocType element (0x42 0x82) says "webm"; plain Matroska is not accepted.
     const i = head.indexOf(Buffer.from([0x42, 0x82]));

@@ -1,24 +1,34 @@
 // Video processing in a background job: ffprobe for the metadata, ffmpeg for an MP4
 // (H.264/AAC) and a WebM (VP9/Opus) encoding and a poster image. Runs through the jobs
-// table, so it survives restarts and is shared by several server processes.
-import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// table (the `media` lane), so it survives restarts and is shared by several processes.
+//
+// ffmpeg is never left to guess what a file is: every run names the demuxer the sniffer
+// decided (`-f mov`, `-f matroska`), allows only the local file protocol and reads an
+// explicit `file:` path, so a "video" that is really a DASH or HLS playlist cannot make
+// it read other files or loop forever. Every run has a time limit and an output cap
+// (process-runner.ts); duration, dimensions and streams are checked before any encode.
+import { spawnSync } from 'node:child_process';
+import { createReadStream, mkdirSync, rmSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
-import type { JobHandler } from '../../jobs/queue.js';
-import { blobStoreFor } from './blob-store.js';
+import type { JobContext, JobType } from '../../jobs/queue.js';
+import { invalidField } from '../../http/errors.js';
+import { ProgramError, runProgram } from '../../process-runner.js';
+import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { exifRecord, readImageInfo } from './images.js';
 import { newGuid } from './guid.js';
+import type { Sniffed } from './sniff.js';
 
 export const VIDEO_JOB = 'media.video.process';
 /** Attempts before a video is marked failed (ffmpeg missing, a crash...). */
 export const VIDEO_JOB_ATTEMPTS = 5;
 /** Encodings fit inside this box (never enlarged). */
 export const ENCODING_MAX = { width: 1280, height: 720 };
+/** How often, in wall-clock milliseconds, a running video job renews its lease and checks that its video still exists. */
+const HEARTBEAT_MS = 5_000;
 
 const available = new Map<string, boolean>();
 
@@ -35,33 +45,73 @@ export function hasProgram(path: string): boolean {
 
 export const hasFfmpeg = (config: Config) => hasProgram(config.ffmpegPath) && hasProgram(config.ffprobePath);
 
-/** Runs a program; answers its standard output; rejects with its standard error's tail. */
-function run(cmd: string, args: string[], onTick?: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { err = (err + d).slice(-4000); });
-    const tick = onTick ? setInterval(onTick, 60_000) : null;
-    child.on('error', (e) => { if (tick) clearInterval(tick); reject(e); });
-    child.on('close', (code) => {
-      if (tick) clearInterval(tick);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} exited with ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-    });
-  });
+/** The ffmpeg demuxer of each stored video type: the only one ever used to read it. */
+const DEMUXER: Record<string, string> = { 'video/mp4': 'mov', 'video/quicktime': 'mov', 'video/webm': 'matroska' };
+
+/** ffmpeg/ffprobe input options: the demuxer pinned, the local file protocol only, an explicit file: path. */
+function inputArgs(mime: string, path: string): string[] {
+  const demuxer = DEMUXER[mime];
+  if (!demuxer) throw new Error(`no demuxer for ${mime}`);
+  return ['-f', demuxer, '-protocol_whitelist', 'file', '-i', `file:${path}`];
 }
 
 interface ProbeStream {
   codec_type?: string; codec_name?: string; profile?: string; level?: number; width?: number; height?: number;
   bit_rate?: string; sample_rate?: string; channels?: number; avg_frame_rate?: string; r_frame_rate?: string; duration?: string;
-  tags?: Record<string, string>; side_data_list?: Array<{ rotation?: number }>;
+  side_data_list?: Array<{ rotation?: number }>;
 }
-interface Probe { streams?: ProbeStream[]; format?: { format_name?: string; duration?: string; bit_rate?: string; size?: string } }
+interface Probe { streams?: ProbeStream[]; format?: { format_name?: string; duration?: string; bit_rate?: string; nb_streams?: number } }
 
-export async function probe(config: Config, path: string): Promise<Probe> {
-  return JSON.parse(await run(config.ffprobePath, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path])) as Probe;
+/** Only what the records need: no tags (a file's metadata can be any size). */
+const PROBE_ENTRIES = 'format=format_name,duration,bit_rate,nb_streams:stream=codec_type,codec_name,profile,level,width,height,bit_rate,sample_rate,channels,avg_frame_rate,r_frame_rate,duration:stream_side_data=rotation';
+
+/** ffprobe's view of a file read with the demuxer of `mime`; rejects when it cannot read it as one. */
+export async function probe(config: Config, path: string, mime: string, signal?: AbortSignal): Promise<Probe> {
+  const args = ['-v', 'error', '-print_format', 'json', '-show_entries', PROBE_ENTRIES, ...inputArgs(mime, path)];
+  const out = await runProgram(config.ffprobePath, args, { timeoutMs: config.videoProbeTimeoutMs, maxOutputBytes: config.videoProbeMaxOutputBytes, signal });
+  const p = JSON.parse(out.toString('utf8')) as Probe;
+  // With the demuxer pinned this always holds; it says so should that ever change.
+  if (!p.format?.format_name?.split(',').includes(DEMUXER[mime]!)) throw new ProgramError('exit', `ffprobe read the file as ${p.format?.format_name ?? 'nothing'}, not ${DEMUXER[mime]}`);
+  return p;
+}
+
+/** Why a probed file is not a video the service encodes (no video stream, over a limit), or null. */
+export function refusalOf(config: Config, p: Probe): string | null {
+  const v = p.streams?.find((s) => s.codec_type === 'video');
+  if (!v || !v.width || !v.height) return 'the file has no video stream';
+  const streams = p.format?.nb_streams ?? p.streams?.length ?? 0;
+  if (streams > config.videoMaxStreams) return `the file has ${streams} streams; at most ${config.videoMaxStreams} are accepted`;
+  const maxSide = Math.max(...(p.streams ?? []).map((s) => Math.max(s.width ?? 0, s.height ?? 0)));
+  if (maxSide > config.videoMaxDimension) return `the video is ${v.width}x${v.height}; at most ${config.videoMaxDimension} pixels a side are accepted`;
+  const seconds = Math.max(0, ...[p.format?.duration, ...(p.streams ?? []).map((s) => s.duration)].map((d) => Number(d)).filter((d) => Number.isFinite(d)));
+  if (seconds > config.videoMaxSeconds) return `the video lasts ${Math.round(seconds)} seconds; at most ${config.videoMaxSeconds} are accepted`;
+  return null;
+}
+
+/**
+ * The upload check of a video: it is kept only once ffprobe, reading it with the demuxer
+ * the sniffer chose, finds a video stream within the limits. Without ffprobe, only full
+ * container signatures (an ISO `ftyp` box, a WebM header) pass. Throws a 422.
+ */
+export async function checkVideoUpload(config: Config, store: BlobStore, key: string, sniffed: Sniffed): Promise<void> {
+  const what = `The file starts like a ${sniffed.format === 'quicktime' ? 'QuickTime' : sniffed.format.toUpperCase()} video`;
+  if (!hasProgram(config.ffprobePath)) {
+    if (sniffed.provisional) throw invalidField('file', `${what} but cannot be verified on this server; send an MP4 or WebM file.`, 'unsupported_type');
+    return;
+  }
+  const local = await store.localFile(key);
+  if (!local) throw new Error('stored video vanished');
+  let info: Probe;
+  try {
+    info = await probe(config, local.path, sniffed.mime);
+  } catch (err) {
+    if (!(err instanceof ProgramError) && !(err instanceof SyntaxError)) throw err;
+    throw invalidField('file', `${what} but cannot be read as one.`, 'invalid_value');
+  } finally {
+    await local.release();
+  }
+  const refusal = refusalOf(config, info);
+  if (refusal) throw invalidField('file', `${what}, but ${refusal}.`, refusal.startsWith('the file has no') ? 'invalid_value' : 'out_of_range');
 }
 
 const kbps = (s: string | undefined) => (s && Number(s) > 0 ? Math.round(Number(s) / 1000) : null);
@@ -82,7 +132,7 @@ function containerName(probeFormat: string | undefined, mime: string): string | 
 }
 
 function rotationOf(s: ProbeStream): number {
-  const r = Number(s.tags?.rotate ?? s.side_data_list?.find((x) => x.rotation !== undefined)?.rotation ?? 0);
+  const r = Number(s.side_data_list?.find((x) => x.rotation !== undefined)?.rotation ?? 0);
   return Math.abs(r) % 180 === 90 ? 90 : 0;
 }
 
@@ -149,92 +199,155 @@ async function fail(db: Kysely<Database>, videoid: number, reason: string) {
   await db.updateTable('videos').set({ state: 'failed', state_reason: reason.slice(0, 1000) }).where('videoid', '=', videoid).execute();
 }
 
-export function videoJobHandler(config: Config): JobHandler {
-  return async (payload: { videoid: number }, ctx) => {
-    const { db } = ctx;
-    const store = blobStoreFor(config);
-    const video = await db.selectFrom('videos').selectAll().where('videoid', '=', payload.videoid).executeTakeFirst();
-    if (!video || !video.blob_key || video.state === 'finished') return;
-    const last = ctx.attempt >= VIDEO_JOB_ATTEMPTS;
-    if (!hasFfmpeg(config)) {
-      const reason = `ffmpeg is not installed (looked for ${config.ffmpegPath} and ${config.ffprobePath})`;
-      if (last) await fail(db, video.videoid, reason);
-      throw new Error(reason);
-    }
-    const local = await store.localFile(video.blob_key);
-    if (!local) {
-      await fail(db, video.videoid, 'the uploaded file is missing');
+/** Where video jobs keep their temporary files: under DATA_DIR, never the system's /tmp. */
+const tempRoot = (config: Config) => join(config.dataDir, 'tmp', 'video');
+
+/** Removes what video jobs of an earlier run left behind (a crash, a kill); called at start. */
+export function sweepVideoTemp(config: Config) {
+  rmSync(tempRoot(config), { recursive: true, force: true });
+  mkdirSync(tempRoot(config), { recursive: true });
+}
+
+/** The video jobs running in this process, by videoid: deleting the video stops its job. */
+const inFlight = new Map<number, AbortController>();
+
+/** Stops the job working on a video (its programs are killed), if one runs in this process. */
+export function cancelVideoWork(videoid: number) {
+  inFlight.get(videoid)?.abort();
+}
+
+/** A failure that trying again would only repeat: the file is over a limit or hangs ffmpeg. */
+const isPermanent = (err: unknown) => err instanceof ProgramError && (err.reason === 'timeout' || err.reason === 'output');
+
+export function videoJob(config: Config): JobType {
+  sweepVideoTemp(config);
+  return {
+    lane: 'media',
+    run: (payload: { videoid: number }, ctx) => processVideo(config, payload.videoid, ctx),
+    giveUp: async (payload: { videoid: number }, { db, reason }) => {
+      await db.updateTable('videos').set({ state: 'failed', state_reason: reason }).where('videoid', '=', payload.videoid).where('state', '!=', 'finished').execute();
+    },
+  };
+}
+
+async function processVideo(config: Config, videoid: number, ctx: JobContext) {
+  const { db } = ctx;
+  const store = blobStoreFor(config);
+  const video = await db.selectFrom('videos').selectAll().where('videoid', '=', videoid).executeTakeFirst();
+  if (!video || !video.blob_key || video.state === 'finished') return;
+  const last = ctx.attempt >= VIDEO_JOB_ATTEMPTS;
+  if (!hasFfmpeg(config)) {
+    const reason = `ffmpeg is not installed (looked for ${config.ffmpegPath} and ${config.ffprobePath})`;
+    if (last) await fail(db, video.videoid, reason);
+    throw new Error(reason);
+  }
+  const local = await store.localFile(video.blob_key);
+  if (!local) {
+    await fail(db, video.videoid, 'the uploaded file is missing');
+    return;
+  }
+  // Stopped by the item's deletion (here or, seen by the heartbeat, in another process) or by shutdown.
+  const cancel = new AbortController();
+  const onShutdown = () => cancel.abort();
+  ctx.signal.addEventListener('abort', onShutdown, { once: true });
+  inFlight.set(video.videoid, cancel);
+  const heartbeat = setInterval(() => {
+    void (async () => {
+      const still = await db.selectFrom('videos').select('videoid').where('videoid', '=', video.videoid).executeTakeFirst();
+      if (!still) cancel.abort();
+      else await ctx.extendLease();
+    })().catch(() => {});
+  }, HEARTBEAT_MS);
+  const limits = { timeoutMs: config.videoEncodeTimeoutMs, maxOutputBytes: 64 * 1024, signal: cancel.signal };
+  const input = inputArgs(video.mime, local.path);
+  const dir = await mkdtemp(join(tempRoot(config), 'job-'));
+  const written: string[] = [];
+  try {
+    await db.updateTable('videos').set({ state: 'processing' }).where('videoid', '=', video.videoid).execute();
+    let info: Probe;
+    try {
+      info = await probe(config, local.path, video.mime, cancel.signal);
+    } catch (err) {
+      if (cancel.signal.aborted) throw err;
+      await fail(db, video.videoid, `not a readable video: ${(err as Error).message}`);
       return;
     }
-    // Keep the job's lease while ffmpeg works, so no other worker takes it over.
-    const heartbeat = () => void db.updateTable('jobs').set((eb) => ({ locked_until: eb('locked_until', '+', 60) })).where('jobid', '=', ctx.jobid).execute().catch(() => {});
-    const dir = await mkdtemp(join(tmpdir(), 'cp-video-'));
-    const written: string[] = [];
-    try {
-      await db.updateTable('videos').set({ state: 'processing' }).where('videoid', '=', video.videoid).execute();
-      let info: Probe;
-      try {
-        info = await probe(config, local.path);
-      } catch (err) {
-        await fail(db, video.videoid, `not a readable video: ${(err as Error).message}`);
-        return;
-      }
-      const meta = metaFromProbe(info, video.mime);
-      if (!meta.video_codec || !meta.width || !meta.height) {
-        await fail(db, video.videoid, 'the file has no video stream');
-        return;
-      }
-      const hasAudio = !!meta.audio_codec;
-      const encodings: Array<{ format: string; codecs: string; mime: string; width: number; height: number; size: number; blob_key: string }> = [];
-      for (const e of ENCODINGS) {
-        const out = join(dir, `out.${e.ext}`);
-        const args = ['-hide_banner', '-nostdin', '-y', '-i', local.path, '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0', ...e.audio] : ['-an']), '-vf', SCALE, ...e.video, ...e.extra, '-threads', '2', out];
-        await run(config.ffmpegPath, args, heartbeat);
-        const p = await probe(config, out);
-        const vs = p.streams?.find((s) => s.codec_type === 'video');
-        const key = `videos/${video.guid}/${e.format}`;
-        const size = await store.put(key, createReadStream(out));
-        written.push(key);
-        encodings.push({ format: e.format, codecs: codecsOf(p), mime: e.mime, width: vs?.width ?? 0, height: vs?.height ?? 0, size, blob_key: key });
-      }
-      // The poster: a frame a second in (or half-way through a shorter video), JPEG.
-      const at = Math.max(0, Math.min(1, (meta.duration_in_ms ?? 0) / 2000));
-      const posterPath = join(dir, 'poster.jpg');
-      await run(config.ffmpegPath, ['-hide_banner', '-nostdin', '-y', '-ss', String(at), '-i', local.path, '-frames:v', '1', '-q:v', '3', posterPath], heartbeat);
-      const pinfo = await readImageInfo(posterPath);
-      const posterGuid = newGuid();
-      const posterKey = `originals/${posterGuid}`;
-      const posterSize = await store.put(posterKey, createReadStream(posterPath));
-      written.push(posterKey);
-      const posterName = video.filename.replace(/\.[^.]*$/, '') + '.jpg';
-
-      const done = await db.transaction().execute(async (trx) => {
-        const current = await trx.selectFrom('videos').select(['videoid', 'poster_imageid']).where('videoid', '=', video.videoid).executeTakeFirst();
-        if (!current) return false; // deleted meanwhile
-        const poster = await trx.insertInto('images').values({
-          guid: posterGuid, userid: video.userid, width: pinfo.width, height: pinfo.height, mime: 'image/jpeg', created_date: video.created_date,
-          filename: posterName, size: posterSize, orientation: 1, blob_key: posterKey, srcid: null, markup: null,
-          exif: JSON.stringify(exifRecord({ filename: posterName, date: video.created_date, size: posterSize, mime: 'image/jpeg', width: pinfo.width, height: pinfo.height, channels: pinfo.channels })),
-        }).returning('imageid').executeTakeFirstOrThrow();
-        await trx.deleteFrom('video_encodings').where('videoid', '=', video.videoid).execute();
-        await trx.insertInto('video_encodings').values(encodings.map((e) => ({ videoid: video.videoid, ...e }))).execute();
-        await trx.updateTable('videos').set({
-          state: 'finished', state_reason: null, meta: JSON.stringify(meta), width: meta.width ?? 0, height: meta.height ?? 0,
-          duration_ms: meta.duration_in_ms ?? 0, poster_imageid: poster.imageid,
-        }).where('videoid', '=', video.videoid).execute();
-        if (current.poster_imageid) await trx.deleteFrom('images').where('imageid', '=', current.poster_imageid).execute();
-        return true;
-      });
-      if (!done) for (const k of written) await store.delete(k);
-      written.length = 0;
-    } catch (err) {
-      for (const k of written) await store.delete(k).catch(() => {});
-      if (last) await fail(db, video.videoid, (err as Error).message);
-      else await db.updateTable('videos').set({ state: 'queued', state_reason: (err as Error).message.slice(0, 1000) }).where('videoid', '=', video.videoid).execute();
-      throw err;
-    } finally {
-      await local.release();
-      await rm(dir, { recursive: true, force: true });
+    const refusal = refusalOf(config, info);
+    if (refusal) {
+      await fail(db, video.videoid, refusal);
+      return;
     }
-  };
+    const meta = metaFromProbe(info, video.mime);
+    const hasAudio = !!meta.audio_codec;
+    // Bounded whatever the file says: no longer than the limit, no bigger than the cap.
+    const bounds = ['-t', String(config.videoMaxSeconds), '-fs', String(config.videoEncodeMaxBytes)];
+    const encodings: Array<{ format: string; codecs: string; mime: string; width: number; height: number; size: number; blob_key: string }> = [];
+    for (const e of ENCODINGS) {
+      const out = join(dir, `out.${e.ext}`);
+      const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y', ...input, '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0', ...e.audio] : ['-an']), '-vf', SCALE, ...e.video, ...e.extra, '-threads', '2', ...bounds, out];
+      await runProgram(config.ffmpegPath, args, limits);
+      const size = (await stat(out)).size;
+      if (size >= config.videoEncodeMaxBytes) throw new ProgramError('output', `the ${e.format} encoding reached the limit of ${config.videoEncodeMaxBytes} bytes`);
+      const p = await probe(config, out, e.mime, cancel.signal);
+      const vs = p.streams?.find((s) => s.codec_type === 'video');
+      const key = `videos/${video.guid}/${e.format}`;
+      await store.put(key, createReadStream(out));
+      written.push(key);
+      encodings.push({ format: e.format, codecs: codecsOf(p), mime: e.mime, width: vs?.width ?? 0, height: vs?.height ?? 0, size, blob_key: key });
+      await rm(out, { force: true });
+    }
+    // The poster: a frame a second in (or half-way through a shorter video), JPEG.
+    const at = Math.max(0, Math.min(1, (meta.duration_in_ms ?? 0) / 2000));
+    const posterPath = join(dir, 'poster.jpg');
+    await runProgram(config.ffmpegPath, ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y', '-ss', String(at), ...input, '-frames:v', '1', '-q:v', '3', posterPath], limits);
+    const pinfo = await readImageInfo(posterPath);
+    const posterGuid = newGuid();
+    const posterKey = `originals/${posterGuid}`;
+    const posterSize = await store.put(posterKey, createReadStream(posterPath));
+    written.push(posterKey);
+    const posterName = video.filename.replace(/\.[^.]*$/, '') + '.jpg';
+
+    const done = await db.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('videos').select(['videoid', 'poster_imageid']).where('videoid', '=', video.videoid).executeTakeFirst();
+      if (!current) return false; // deleted meanwhile
+      const poster = await trx.insertInto('images').values({
+        guid: posterGuid, userid: video.userid, width: pinfo.width, height: pinfo.height, mime: 'image/jpeg', created_date: video.created_date,
+        filename: posterName, size: posterSize, orientation: 1, blob_key: posterKey, srcid: null, markup: null,
+        exif: JSON.stringify(exifRecord({ filename: posterName, date: video.created_date, size: posterSize, mime: 'image/jpeg', width: pinfo.width, height: pinfo.height, channels: pinfo.channels })),
+      }).returning('imageid').executeTakeFirstOrThrow();
+      await trx.deleteFrom('video_encodings').where('videoid', '=', video.videoid).execute();
+      await trx.insertInto('video_encodings').values(encodings.map((e) => ({ videoid: video.videoid, ...e }))).execute();
+      await trx.updateTable('videos').set({
+        state: 'finished', state_reason: null, meta: JSON.stringify(meta), width: meta.width ?? 0, height: meta.height ?? 0,
+        duration_ms: meta.duration_in_ms ?? 0, poster_imageid: poster.imageid,
+      }).where('videoid', '=', video.videoid).execute();
+      if (current.poster_imageid) await trx.deleteFrom('images').where('imageid', '=', current.poster_imageid).execute();
+      return true;
+    });
+    if (!done) for (const k of written) await store.delete(k);
+    written.length = 0;
+  } catch (err) {
+    for (const k of written) await store.delete(k).catch(() => {});
+    const exists = await db.selectFrom('videos').select('videoid').where('videoid', '=', video.videoid).executeTakeFirst();
+    if (!exists) return; // deleted while it was being worked on: nothing left to do
+    if (ctx.signal.aborted) {
+      // The server is shutting down: the job is taken up again after the restart.
+      await db.updateTable('videos').set({ state: 'queued' }).where('videoid', '=', video.videoid).execute();
+      throw err;
+    }
+    const message = (err as Error).message;
+    if (isPermanent(err)) {
+      await fail(db, video.videoid, message);
+      return;
+    }
+    if (last) await fail(db, video.videoid, message);
+    else await db.updateTable('videos').set({ state: 'queued', state_reason: message.slice(0, 1000) }).where('videoid', '=', video.videoid).execute();
+    throw err;
+  } finally {
+    clearInterval(heartbeat);
+    inFlight.delete(video.videoid);
+    ctx.signal.removeEventListener('abort', onShutdown);
+    await local.release();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -18,6 +18,7 @@ export async function loadGuideResults(db: Kysely<Database>, config: Config, key
     .where((eb) => eb.or(keys.map((k) => eb.and([eb('g.guideid', '=', k.guideid), eb('g.langid', '=', k.langid)]))))
     .where('g.public', '=', 1).where('g.deleted', '=', 0)
     .execute();
-  for (const r of await lightGuideRecords(db, config, rows)) out.set(`${r.guideid}:${r.locale}`, r);
+  // Public rows only: derived values count what an anonymous reader reads.
+  for (const r of await lightGuideRecords(db, config, rows, null)) out.set(`${r.guideid}:${r.locale}`, r);
   return out;
 }

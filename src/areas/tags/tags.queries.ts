@@ -5,6 +5,10 @@ import type { Database } from '../../db/schema.js';
 
 export type TagDoctype = 'guide' | 'wiki';
 
+/** The one rule of tag changes on guides and wikis, as their route documentation states it. */
+export const TAG_RULE = 'A tag change is a change of the resource: it takes the current `revisionid` (422 without it, 409 with the current record when stale) and makes a new revision. ' +
+  'Adding a tag the resource has, or removing one it lacks, changes nothing (200, the same revisionid).';
+
 /** Normalizes a tag as stored: trimmed, inner white space folded. */
 export function normalizeTag(tag: string): string {
   return tag.trim().replace(/\s+/g, ' ');
@@ -23,10 +27,14 @@ async function tagId(db: Kysely<Database>, tag: string): Promise<number> {
   return (await db.selectFrom('tags').select('tagid').where('tag', '=', tag).executeTakeFirstOrThrow()).tagid;
 }
 
-/** Adds a tag to a document, creating the tag if needed; adding it twice (even at once) is a no-op. */
-export async function addTag(db: Kysely<Database>, doctype: TagDoctype, docid: number, tag: string) {
+/**
+ * Adds a tag to a document, creating the tag if needed; true when the document did not
+ * have it. Adding it twice (even at once) is a no-op.
+ */
+export async function addTag(db: Kysely<Database>, doctype: TagDoctype, docid: number, tag: string): Promise<boolean> {
   const tagid = await tagId(db, normalizeTag(tag));
-  await db.insertInto('doc_tags').values({ tagid, doctype, docid }).onConflict((oc) => oc.columns(['doctype', 'docid', 'tagid']).doNothing()).execute();
+  const r = await db.insertInto('doc_tags').values({ tagid, doctype, docid }).onConflict((oc) => oc.columns(['doctype', 'docid', 'tagid']).doNothing()).executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** Removes a tag from a document; true when it was there. */

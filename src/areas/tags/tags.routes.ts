@@ -1,10 +1,11 @@
-// GET /tags: every tag, ordered by tagid. Registered by the guides area, which owns tag
-// storage (wikis use it too).
+// GET /tags: every tag in use, ordered by tagid. Registered by the guides area, which
+// owns tag storage (wikis use it too).
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Order } from '../../http/schemas.js';
 import { Paging } from '../guides/guides.schemas.js';
+import { readableGuideIds } from '../guides/guides.queries.js';
 
 export async function tagsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -13,13 +14,20 @@ export async function tagsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: ['Tags'],
       summary: 'All tags, ordered by tagid',
-      description: 'Tags of guides and wikis, each once, as plain strings.',
+      description: 'Tags of guides and wikis, each once, as plain strings. Only tags of what the caller may read: a tag used only by private (or deleted) guides is listed only to those who may read one of them.',
       querystring: Type.Object({ ...Paging, order: Type.Optional(Order) }),
       response: { 200: Type.Array(Type.String()), ...errorResponses(422) },
     },
   }, async (request) => {
     const { offset, limit, order } = request.query;
-    const rows = await app.db.selectFrom('tags').select('tag').orderBy('tagid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
+    const rows = await app.db.selectFrom('tags').select('tag')
+      // Wikis have no private state; a guide counts when the caller may read it.
+      .where((eb) => eb.exists(eb.selectFrom('doc_tags as d').select('d.tagid').whereRef('d.tagid', '=', 'tags.tagid')
+        .where((w) => w.or([
+          w('d.doctype', '=', 'wiki'),
+          w.and([w('d.doctype', '=', 'guide'), w('d.docid', 'in', readableGuideIds(app.db, request.user))]),
+        ]))))
+      .orderBy('tagid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
     return rows.map((r) => r.tag);
   });
 }

@@ -19,7 +19,7 @@ export async function toTeamSummaries(db: Kysely<Database>, config: Config, rows
     ids.length
       ? db.selectFrom('team_members').select((eb) => ['teamid', eb.fn.countAll<number>().as('n'), eb.fn.max('join_date').as('newest')]).where('teamid', 'in', ids).groupBy('teamid').execute()
       : Promise.resolve([]),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid)),
   ]);
   const byTeam = new Map(counts.map((c) => [c.teamid, c]));
   return rows.map((r) => ({

@@ -6,10 +6,11 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound } from '../../http/errors.js';
-import { isAdmin, requireUser } from '../../http/auth.js';
+import { isAdmin, requireUser, type AuthUser } from '../../http/auth.js';
 import { fromBool } from '../../db/helpers.js';
 import { MemberPut, TeamCreate, TeamListQuery, TeamMember, TeamPatch, TeamSummary, TeamWithCode } from './teams.schemas.js';
 import { findTeam, isTeamLead, teamMembers, toTeamSummaries, type TeamRow } from './teams.queries.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Teams (extension)'];
 const TeamParam = Type.Object({ teamid: Id() });
@@ -38,9 +39,10 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     return { ...(await toTeamSummaries(db, config, [row]))[0], join_code: row.join_code };
   }
 
-  async function checkImage(imageid: number | null | undefined) {
+  /** A team's image is one of the caller's own images (never someone else's, whose delete it would block). */
+  async function checkImage(user: AuthUser, imageid: number | null | undefined) {
     if (imageid == null) return;
-    if (!(await db.selectFrom('images').select('imageid').where('imageid', '=', imageid).executeTakeFirst())) throw invalidField('imageid', 'No such image.');
+    await checkMediaRefs(db, user, [{ kind: 'image', id: imageid, field: 'imageid' }], { ownedBy: user.userid });
   }
 
   app.get('/teams', {
@@ -65,7 +67,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const b = request.body;
     if (!b.name.trim()) throw invalidField('name', 'name must not be blank.');
-    await checkImage(b.imageid);
+    await checkImage(user, b.imageid);
     const owner = b.owner ?? user.userid;
     if (!(await db.selectFrom('users').select('userid').where('userid', '=', owner).executeTakeFirst())) throw invalidField('owner', 'No such user.');
     const now = clock.now();
@@ -100,7 +102,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     }
     for (const f of ['description', 'location', 'latitude', 'longitude'] as const) if (b[f] !== undefined) set[f] = b[f];
     if (b.imageid !== undefined) {
-      await checkImage(b.imageid);
+      await checkImage(user, b.imageid);
       set.imageid = b.imageid;
     }
     if (b.regenerate_join_code) set.join_code = newJoinCode();

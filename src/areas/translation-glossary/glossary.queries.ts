@@ -3,12 +3,15 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
-import { HttpError, unprocessable, type FieldError } from '../../http/errors.js';
+import { HttpError, invalidField, unprocessable, type FieldError } from '../../http/errors.js';
 import type { GlossaryEntryTable } from './glossary.tables.js';
 import type { GlossaryEntry, GlossaryPut } from './glossary.schemas.js';
 
 export type GlossaryRow = Selectable<GlossaryEntryTable>;
 type Db = Kysely<Database>;
+
+/** The glossary is read whole (GET without `limit`, the machine translator), so its size is bounded. */
+export const MAX_GLOSSARY_ENTRIES = 10_000;
 
 /** The glossary exists on sites with more than one language (the specification's rule): 404 elsewhere. */
 export function requireGlossary(config: Config) {
@@ -160,6 +163,10 @@ export async function applyGlossaryPut(trx: Db, config: Config, now: number, use
       await trx.insertInto('translation_glossary_terms').values(c.translations.map((t) => ({ entryid: id, langid: t.langid, term: t.term }))).execute();
     }
     entryids.push(entryid);
+  }
+  if (changes.some((c) => c.entryid === null)) {
+    const { n } = await trx.selectFrom('translation_glossary').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    if (Number(n) > MAX_GLOSSARY_ENTRIES) throw invalidField('entries', `The glossary holds at most ${MAX_GLOSSARY_ENTRIES} entries: delete some first.`, 'out_of_range');
   }
   return { entryids, deleted: deletes };
 }

@@ -7,7 +7,7 @@ import { notFound, unprocessable } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
 import { GlossaryEntry, GlossaryListQuery, GlossaryPut, GlossaryPutResult } from './glossary.schemas.js';
-import { applyGlossaryPut, glossaryRecords, requireGlossary } from './glossary.queries.js';
+import { applyGlossaryPut, glossaryRecords, MAX_GLOSSARY_ENTRIES, requireGlossary } from './glossary.queries.js';
 
 const TAG = ['Translation glossary'];
 const ONLY_MULTILINGUAL = 'Only on sites with more than one language (`LANGUAGES`); elsewhere 404.';
@@ -21,7 +21,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Glossary entries',
-      description: `The glossary entries, ordered by entryid (\`order\` ASC, the default, or DESC). Filters: \`source_langid\` (entries whose term is in that language), \`langid\` (entries with a translation into that language). Paginated with \`offset\` and \`limit\` (1 to 200, default 20). An entry: \`entryid\`, \`source_langid\`, \`term\`, \`translations\` [{langid, term}], \`notes\`, \`created_date\`, \`modified_date\`, \`userid_modified\`. ${ONLY_MULTILINGUAL}`,
+      description: `The glossary entries, ordered by entryid (\`order\` ASC, the default, or DESC). Filters: \`source_langid\` (entries whose term is in that language), \`langid\` (entries with a translation into that language). Without \`limit\`, every entry (the specification: "All glossary entries"; the glossary holds at most ${MAX_GLOSSARY_ENTRIES}); with it (1 to 200), a page from \`offset\`. An entry: \`entryid\`, \`source_langid\`, \`term\`, \`translations\` [{langid, term}], \`notes\`, \`created_date\`, \`modified_date\`, \`userid_modified\`. ${ONLY_MULTILINGUAL}`,
       querystring: GlossaryListQuery,
       response: { 200: Type.Array(GlossaryEntry), ...errorResponses(401, 404, 422) },
     },
@@ -34,7 +34,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
       const langid = q.langid;
       query = query.where((eb) => eb.exists(eb.selectFrom('translation_glossary_terms as t').select('t.entryid').whereRef('t.entryid', '=', 'g.entryid').where('t.langid', '=', langid)));
     }
-    const rows = await query.orderBy('g.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    const rows = await query.orderBy('g.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit ?? MAX_GLOSSARY_ENTRIES).offset(q.offset).execute();
     return glossaryRecords(db, rows);
   });
 

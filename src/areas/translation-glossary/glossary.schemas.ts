@@ -51,5 +51,6 @@ export const GlossaryListQuery = Type.Object({
   source_langid: Type.Optional(LangidString),
   langid: Type.Optional({ ...LangidString, description: 'Only entries with a translation into this language.' }),
   order: Type.Optional(Order),
-  ...OffsetLimit,
+  offset: OffsetLimit.offset,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Items to return, 1 to 200; without it, every entry (the specification: "All glossary entries").' })),
 });

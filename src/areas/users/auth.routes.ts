@@ -9,7 +9,7 @@ import { isAdmin, requireUser } from '../../http/auth.js';
 import { Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
 import { findUser, findUserByLogin } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
-import { createUser, issueToken, startPasswordReset } from './users.service.js';
+import { createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
 
 const TAG = ['Authentication'];
 
@@ -20,17 +20,17 @@ export async function authRoutes(fastify: FastifyInstance) {
   // Verified against when there is no such account, so timing tells nothing either.
   const dummyHash = await hashPassword('no such account', config.passwordHashCost);
 
-  /** `X-App-Id` must name a configured app, when any are configured. */
+  /** `X-App-Id` must name a configured app, when any are configured and always with public registration (the specification). */
   function checkAppId(request: FastifyRequest) {
-    if (config.appIds.length === 0) return;
+    if (config.appIds.length === 0 && !config.publicRegistration) return;
     const id = request.headers['x-app-id'];
     if (typeof id !== 'string' || !config.appIds.includes(id)) throw new HttpError(401, 'invalid_app_id', 'A valid X-App-Id header is required.');
   }
 
-  async function withToken(userid: number, impersonatedBy: number | null = null) {
+  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}) {
     const row = await findUser(db, userid);
     if (!row) throw notFound('User');
-    const { token, expires } = await issueToken(db, config, clock, userid, impersonatedBy);
+    const { token, expires } = await issueToken(db, config, clock, userid, opts);
     return { ...(await userSelfRecord(db, config, row)), authToken: token, token_expires: expires };
   }
 
@@ -39,7 +39,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Log in: create a token from credentials',
-      description: 'Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one. Wrong credentials answer 401 without saying which was wrong. Rate limited per client address (429 with Retry-After).',
+      description: 'Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Wrong credentials answer 401 without saying which was wrong. Rate limited per client address (429 with Retry-After).',
       body: Type.Object({
         email: Type.Optional(Type.String({ maxLength: 254 })),
         login: Type.Optional(Type.String({ maxLength: 254 })),
@@ -55,7 +55,8 @@ export async function authRoutes(fastify: FastifyInstance) {
     const ok = await verifyPassword(request.body.password, user?.password_hash ?? dummyHash);
     if (!user || !ok) throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
     if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
-    return reply.status(201).send(await withToken(user.userid));
+    // The version read with the hash just checked: a password change committed meanwhile ends this token.
+    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version }));
   });
 
   app.delete('/user/token', {
@@ -77,7 +78,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const admin = requireUser(request);
-    return reply.status(201).send(await withToken(request.body.userid, admin.userid));
+    return reply.status(201).send(await withToken(request.body.userid, { impersonatedBy: admin.userid }));
   });
 
   app.post('/users', {
@@ -85,7 +86,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Register a new account',
-      description: 'With public registration off, only an Admin may call it. Sends `X-App-Id` where the site requires one. Answers the new user with a token for them. A duplicate e-mail or unique username is a 422 naming the field (code `duplicate`).',
+      description: 'With public registration off, only an Admin may call it. Sends `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Answers the new user with a token for them. A duplicate e-mail or unique username is a 422 naming the field (code `duplicate`).',
       body: Type.Object({
         email: Email,
         password: Password,
@@ -127,8 +128,10 @@ export async function authRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Complete a password reset (extension)',
-      description: 'Extension: takes the token from the reset e-mail and a new password. The token works once and for an hour; every existing token of the account is revoked. Answers the user with a new auth token.',
+      description: 'Extension: takes the token from the reset e-mail and a new password. The token works once and for an hour; completing it ends every other reset token and every existing auth token of the account. Answers the user with a new auth token.',
       body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), password: Password }),
+      // A state change of the account (its outstanding resets end), not a creation: the reliability suites race it as one.
+      'x-transition': true,
       response: { 200: UserWithToken, ...errorResponses(422, 429) },
     },
   }, async (request) => {
@@ -141,8 +144,7 @@ export async function authRoutes(fastify: FastifyInstance) {
         .where('token_hash', '=', hash).where('used_date', 'is', null).where('expires_date', '>', now)
         .returning('userid').executeTakeFirst();
       if (!used) throw invalidField('token', 'The reset token is invalid, used or expired.');
-      await trx.updateTable('users').set({ password_hash }).where('userid', '=', used.userid).execute();
-      await trx.updateTable('tokens').set({ revoked_date: now }).where('userid', '=', used.userid).where('revoked_date', 'is', null).execute();
+      await setPassword(trx, clock, used.userid, password_hash);
       return used.userid;
     });
     return withToken(userid);

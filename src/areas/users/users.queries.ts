@@ -44,7 +44,7 @@ export interface SummaryExtras {
 export async function toUserSummaries(db: Kysely<Database>, config: Config, rows: UserRow[]): Promise<Array<UserSummary & SummaryExtras>> {
   const [teams, images] = await Promise.all([
     teamIdsByUser(db, rows.map((r) => r.userid)),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid)),
   ]);
   return rows.map((r) => ({
     userid: r.userid,

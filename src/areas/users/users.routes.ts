@@ -12,7 +12,8 @@ import { Badge, SearchQuery, UniqueUsername, UserDetail, UserListItem, UserPatch
 import { findUser, toUserSummaries, type UserRow } from './users.queries.js';
 import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
-import { createUser, startPasswordReset } from './users.service.js';
+import { createUser, endPasswordResets, revokeImpersonations, setPassword, startPasswordReset } from './users.service.js';
+import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Users'];
 const UseridParam = Type.Object({ userid: Id() });
@@ -58,7 +59,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Update a user',
-      description: 'The user themself or an Admin. `privileges`, `enabled`, `banned`, `sso_userid` and `employee_id` are Admin only (403 otherwise). Changing one\'s own e-mail or password needs `current_password`. Answers the updated user.',
+      description: 'The user themself or an Admin. `privileges`, `enabled`, `banned`, `sso_userid` and `employee_id` are Admin only (403 otherwise). Changing one\'s own e-mail or password needs `current_password`. A new password ends every other token of the account; a new password or e-mail ends every outstanding reset token; an Admin who loses Admin, is disabled or banned loses every token they made by impersonation. Answers the updated user.',
       params: UseridParam,
       body: UserPatch,
       response: { 200: UserDetail, ...errorResponses(401, 403, 404, 422) },
@@ -85,9 +86,10 @@ export async function usersRoutes(fastify: FastifyInstance) {
     if (b.about !== undefined) set.about = b.about;
     if (b.location !== undefined) set.location = b.location;
     if (b.email !== undefined) set.email = b.email.trim().toLowerCase();
-    if (b.password !== undefined) set.password_hash = await hashPassword(b.password, config.passwordHashCost);
+    const passwordHash = b.password === undefined ? null : await hashPassword(b.password, config.passwordHashCost);
     if (b.imageid !== undefined) {
-      if (b.imageid !== null && !(await db.selectFrom('images').select('imageid').where('imageid', '=', b.imageid).executeTakeFirst())) throw invalidField('imageid', 'No such image.');
+      // An avatar is one of the user's own images, so nobody else's delete is ever blocked by it.
+      if (b.imageid !== null) await checkMediaRefs(db, caller, [{ kind: 'image', id: b.imageid, field: 'imageid' }], { ownedBy: row.userid });
       set.imageid = b.imageid;
     }
     if (b.privileges !== undefined) {
@@ -95,15 +97,20 @@ export async function usersRoutes(fastify: FastifyInstance) {
       set.privileges = [...new Set(b.privileges)].join(',');
     }
     if (b.enabled !== undefined) set.enabled = fromBool(b.enabled);
-    if (b.banned !== undefined) set.banned = b.banned ? clock.now() : 0;
+    // As the record shows it (a UNIX time, 0: not banned), or true (banned now, or since when it was) and false.
+    if (b.banned !== undefined) set.banned = typeof b.banned === 'number' ? b.banned : b.banned ? row.banned || clock.now() : 0;
     if (b.sso_userid !== undefined) set.sso_userid = b.sso_userid;
     if (b.employee_id !== undefined) set.employee_id = b.employee_id;
-    if (Object.keys(set).length > 0) {
+    // An Admin who loses Admin, is disabled or banned: the tokens they made by impersonation end.
+    const losesImpersonations = (b.privileges !== undefined && !b.privileges.includes('Admin')) || b.enabled === false || Number(set.banned ?? 0) > 0;
+    if (Object.keys(set).length > 0 || passwordHash) {
       try {
         await db.transaction().execute(async (trx) => {
-          await trx.updateTable('users').set(set).where('userid', '=', row.userid).execute();
-          // A new password ends every other session.
-          if (set.password_hash) await trx.updateTable('tokens').set({ revoked_date: clock.now() }).where('userid', '=', row.userid).where('revoked_date', 'is', null).where('token_hash', '!=', caller.tokenHash).execute();
+          if (Object.keys(set).length > 0) await trx.updateTable('users').set(set).where('userid', '=', row.userid).execute();
+          // A new password ends every other session and every reset token; a new address, every reset token.
+          if (passwordHash) await setPassword(trx, clock, row.userid, passwordHash, caller.tokenHash);
+          else if (set.email !== undefined && set.email !== row.email) await endPasswordResets(trx, clock, row.userid);
+          if (losesImpersonations) await revokeImpersonations(trx, clock, row.userid);
         });
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
@@ -215,7 +222,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const admin = requireUser(request);
-    const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+    const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
     const results = await db.transaction().execute(async (trx) => {
       const out: Array<{ email: string; status: 'created' | 'exists' | 'invalid'; userid: number | null; message: string }> = [];
       for (const raw of request.body.emails) {

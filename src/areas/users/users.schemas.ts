@@ -73,7 +73,10 @@ export const UserPatch = Type.Object({
   imageid: Type.Optional(Nullable(Id())),
   privileges: Type.Optional(Type.Array(StringEnum(PRIVILEGES), { maxItems: 4, description: 'Admin only.' })),
   enabled: Type.Optional(Type.Boolean({ description: 'Admin only.' })),
-  banned: Type.Optional(Type.Boolean({ description: 'Admin only. true bans now, false lifts the ban.' })),
+  banned: Type.Optional(Type.Union([
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'As the record shows it: the UNIX time of the ban, 0 for not banned.' }),
+    Type.Boolean({ description: 'true bans now (an existing ban keeps its time), false lifts the ban.' }),
+  ], { description: 'Admin only. An integer timestamp (0: not banned) or a boolean.' })),
   sso_userid: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Admin only.' }))),
   employee_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Admin only.' }))),
 }, { additionalProperties: false });

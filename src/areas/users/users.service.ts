@@ -1,5 +1,5 @@
 // Account operations that span tables: creating users, issuing tokens, resets.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
@@ -58,22 +58,62 @@ export async function createUser(db: Kysely<Database>, config: Config, clock: Cl
   }
 }
 
-/** A new token for the user; only its hash is stored. */
-export async function issueToken(db: Kysely<Database>, config: Config, clock: Clock, userid: number, impersonatedBy: number | null = null) {
+/**
+ * A new token for the user; only its hash is stored. `credentialsVersion` is the user's
+ * credentials_version read with the password hash that was checked (login): a password
+ * change that commits meanwhile leaves the token dead. Without it (register,
+ * impersonation, reset), the version current now.
+ */
+export async function issueToken(db: Kysely<Database>, config: Config, clock: Clock, userid: number, opts: { credentialsVersion?: number; impersonatedBy?: number | null } = {}) {
   const { token, hash } = newToken();
   const now = clock.now();
   const expires = now + config.tokenTtl;
-  await db.insertInto('tokens').values({ token_hash: hash, userid, created_date: now, expires_date: expires, revoked_date: null, impersonated_by: impersonatedBy }).execute();
+  const credentials_version = opts.credentialsVersion ??
+    (await db.selectFrom('users').select('credentials_version').where('userid', '=', userid).executeTakeFirstOrThrow()).credentials_version;
+  await db.insertInto('tokens').values({ token_hash: hash, userid, created_date: now, expires_date: expires, revoked_date: null, impersonated_by: opts.impersonatedBy ?? null, credentials_version }).execute();
   return { token, expires };
+}
+
+/**
+ * Sets a user's password: bumps the credentials version, which ends every token issued
+ * before (except `keepTokenHash`, the caller's own, re-stamped), and every outstanding
+ * reset token. Run it in the transaction of the change.
+ */
+export async function setPassword(trx: Kysely<Database>, clock: Clock, userid: number, password_hash: string, keepTokenHash?: string): Promise<void> {
+  const row = await trx.updateTable('users').set((eb) => ({ password_hash, credentials_version: eb('credentials_version', '+', 1) }))
+    .where('userid', '=', userid).returning('credentials_version').executeTakeFirstOrThrow();
+  if (keepTokenHash) await trx.updateTable('tokens').set({ credentials_version: row.credentials_version }).where('token_hash', '=', keepTokenHash).where('userid', '=', userid).execute();
+  await endPasswordResets(trx, clock, userid);
+}
+
+/** Every outstanding reset token of the user stops working (a reset completed, the password or e-mail changed). */
+export async function endPasswordResets(trx: Kysely<Database>, clock: Clock, userid: number): Promise<void> {
+  await trx.updateTable('password_resets').set({ used_date: clock.now() }).where('userid', '=', userid).where('used_date', 'is', null).execute();
+}
+
+/** Demoting, disabling or banning a user ends every token they made by impersonation. */
+export async function revokeImpersonations(trx: Kysely<Database>, clock: Clock, impersonator: number): Promise<void> {
+  await trx.updateTable('tokens').set({ revoked_date: clock.now() }).where('impersonated_by', '=', impersonator).where('revoked_date', 'is', null).execute();
 }
 
 export const RESET_TTL = 3600;
 
-/** Creates a reset token and queues the mail that carries it. */
+/**
+ * Creates a reset token and queues the mail that carries it. The token is stored only
+ * while the account's address is still `user.email`, so an address changed since it was
+ * read gets no token for the old one.
+ */
 export async function startPasswordReset(db: Kysely<Database>, config: Config, clock: Clock, user: { userid: number; email: string; username: string }) {
   const { token, hash } = newToken();
   const now = clock.now();
-  await db.insertInto('password_resets').values({ token_hash: hash, userid: user.userid, created_date: now, expires_date: now + RESET_TTL, used_date: null }).execute();
+  const stored = await db.insertInto('password_resets')
+    .columns(['token_hash', 'userid', 'created_date', 'expires_date', 'used_date'])
+    .expression(db.selectFrom('users')
+      .select([sql<string>`${hash}`.as('token_hash'), 'userid', sql<number>`cast(${now} as bigint)`.as('created_date'),
+        sql<number>`cast(${now + RESET_TTL} as bigint)`.as('expires_date'), sql<null>`cast(null as bigint)`.as('used_date')])
+      .where('userid', '=', user.userid).where('email', '=', user.email))
+    .executeTakeFirst();
+  if (Number(stored.numInsertedOrUpdatedRows ?? 0) === 0) return;
   await queueMail(db, clock, {
     to: user.email,
     subject: 'Reset your password',

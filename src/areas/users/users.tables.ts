@@ -24,6 +24,8 @@ export interface UserTable {
   created_by: number | null;
   location: string;
   about: string;
+  /** Counts password changes and resets; a token works only while it carries the current one. */
+  credentials_version: Generated<number>;
 }
 
 export interface TokenTable {
@@ -33,8 +35,10 @@ export interface TokenTable {
   created_date: number;
   expires_date: number;
   revoked_date: number | null;
-  /** The Admin who created it through impersonation. */
+  /** The Admin who created it through impersonation; it works only while they are an enabled Admin. */
   impersonated_by: number | null;
+  /** The user's credentials_version when the token was issued. */
+  credentials_version: Generated<number>;
 }
 
 export interface PasswordResetTable {

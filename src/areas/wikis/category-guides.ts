@@ -13,7 +13,8 @@ export async function categoryGuides(db: Kysely<Database>, config: Config, categ
   const rows = await lightSelect(db)
     .where('g.category', '=', category).where('g.langid', '=', langid).where('g.public', '=', 1).where('g.deleted', '=', 0)
     .orderBy('g.guideid').limit(page.limit).offset(page.offset).execute();
-  return lightGuideRecords(db, config, rows);
+  // Public rows only: derived values count what an anonymous reader reads.
+  return lightGuideRecords(db, config, rows, null);
 }
 
 /** Titles of the categories that hold at least one public guide. */
@@ -23,7 +24,10 @@ export async function categoriesWithPublicGuides(db: Kysely<Database>): Promise<
   return new Set(rows.map((r) => r.category));
 }
 
-/** Whether any guide (public or not, deleted ones too: they can be restored) is filed under the category. */
+/**
+ * Whether any guide that is not deleted (public or not) is filed under the category. A
+ * deleted guide holds no category: restoring it asks for another when its own is gone.
+ */
 export async function categoryHasGuides(db: Kysely<Database>, category: string): Promise<boolean> {
-  return !!(await db.selectFrom('guides').select('guideid').where('category', '=', category).limit(1).executeTakeFirst());
+  return !!(await db.selectFrom('guides').select('guideid').where('category', '=', category).where('deleted', '=', 0).limit(1).executeTakeFirst());
 }

@@ -7,6 +7,7 @@ import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import { GlossaryTranslator } from '../translation-glossary/glossary.translator.js';
+import { trimEndChar } from '../../strings.js';
 
 export interface Translator {
   /** One translation per text, in order; a text that cannot be translated comes back as it is. */
@@ -35,7 +36,7 @@ export class LibreTranslateTranslator implements Translator {
     if (texts.length === 0 || from === to) return [...texts];
     const doFetch = this.options.fetch ?? fetch;
     try {
-      const res = await doFetch(`${this.options.url.replace(/\/+$/, '')}/translate`, {
+      const res = await doFetch(`${trimEndChar(this.options.url, '/')}/translate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ q: texts, source: from, target: to, format: 'text', ...(this.options.apiKey ? { api_key: this.options.apiKey } : {}) }),

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { DemoContext } from '../area.js';
 import { addTag } from '../tags/tags.queries.js';
+import { plainExcerpt } from './wikis.queries.js';
 
 interface DemoWiki {
   namespace: string;
@@ -49,7 +50,7 @@ async function seedWiki(db: Kysely<Database>, ctx: DemoContext, w: DemoWiki): Pr
     fields: JSON.stringify({ imageid: row.imageid, table_of_contents: row.table_of_contents, stub: row.stub, item_type: row.item_type, suppliers: row.suppliers, parentid: row.parentid }),
     action: 'create', userid: row.userid, date: now,
   }).returning('revisionid').executeTakeFirstOrThrow();
-  await db.updateTable('wikis').set({ revisionid: rev.revisionid }).where('wikiid', '=', wikiid).execute();
+  await db.updateTable('wikis').set({ revisionid: rev.revisionid, excerpt: plainExcerpt(row.contents_raw) }).where('wikiid', '=', wikiid).execute();
   ctx.ids[`wiki:${w.namespace}:${w.title}`] = wikiid;
   return wikiid;
 }

@@ -9,6 +9,7 @@ import { loadImageObjects } from '../media/image-object.js';
 import { isTeamLead } from '../teams/teams.queries.js';
 import type { WikiTranslationTable } from './wikis.tables.js';
 import type { WikiLight } from './wikis.schemas.js';
+import { plainText, wikiToDoc } from '../../markup/index.js';
 
 export type WikiRow = Selectable<WikiTable>;
 export type TranslationRow = Selectable<WikiTranslationTable>;
@@ -29,6 +30,25 @@ export const wikiUrl = (config: Config, namespace: string, title: string) =>
 
 export function findWiki(db: Kysely<Database>, namespace: string, title: string) {
   return db.selectFrom('wikis').selectAll().where('namespace', '=', namespace).where('title', '=', title).executeTakeFirst();
+}
+
+/**
+ * The wiki a path names by the title a reader sees (the specification's tag paths take
+ * the display title): the stored title first; else the wikis of the namespace whose
+ * display title (of the source or of a translation) it is. Several such wikis: their
+ * stored titles (the first 20), for the caller to choose.
+ */
+export async function findWikiByShownTitle(db: Kysely<Database>, namespace: string, title: string): Promise<WikiRow | { ambiguous: string[] } | undefined> {
+  const stored = await findWiki(db, namespace, title);
+  if (stored) return stored;
+  const rows = await db.selectFrom('wikis').selectAll().where('namespace', '=', namespace)
+    .where((eb) => eb.or([
+      eb('display_title', '=', title),
+      eb('wikiid', 'in', eb.selectFrom('wiki_translations').select('wikiid').where('display_title', '=', title)),
+    ]))
+    .orderBy('title').limit(20).execute();
+  if (rows.length <= 1) return rows[0];
+  return { ambiguous: rows.map((r) => r.title) };
 }
 
 export function findWikiById(db: Kysely<Database>, wikiid: number) {
@@ -68,25 +88,25 @@ export async function textsFor(db: Kysely<Database>, wiki: WikiRow, langid: stri
 
 export const displayTitle = (w: { title: string }, texts: { display_title: string }) => texts.display_title || w.title;
 
-/** Plain text from wiki syntax, for excerpts: links keep their text, markup characters go. */
+/**
+ * The excerpt of a wiki text (light records' `text`): its plain text, at most 200
+ * characters. Computed once when a text is written (stored in `excerpt` beside
+ * `contents_raw`), with the linear parser: never at read time.
+ */
 export function plainExcerpt(raw: string, max = 200): string {
-  const text = raw
-    .replace(/\[(?:[^\]|]*\|)?([^\]]*)\]/g, '$1')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[*_=#`~^{}|]+/g, ' ')
-    .replace(/'{2,}/g, '')
-    .replace(/\s+/g, ' ')
-    .replace(/ ([.,;:!?])/g, '$1')
-    .trim();
-  if (text.length <= max) return text;
-  return text.slice(0, max - 1).replace(/\s+\S*$/, '') + '…';
+  return plainText(wikiToDoc(raw), max);
+}
+
+/** The columns to write with a wiki text: the text and its excerpt, so they never disagree. */
+export function withExcerpt<T extends { contents_raw: string }>(texts: T): T & { excerpt: string } {
+  return { ...texts, excerpt: plainExcerpt(texts.contents_raw) };
 }
 
 /** Light records for wikis already read, in `langid` where translated: two batched queries. */
 export async function lightRecords(db: Kysely<Database>, config: Config, rows: WikiRow[], langid?: string): Promise<WikiLight[]> {
   const [translations, images] = await Promise.all([
     langid ? translationsOf(db, rows.filter((r) => r.langid !== langid).map((r) => r.wikiid), langid) : Promise.resolve(new Map<number, TranslationRow>()),
-    loadImageObjects(db, config.publicUrl, rows.map((r) => r.imageid)),
+    loadImageObjects(db, config, rows.map((r) => r.imageid)),
   ]);
   return rows.map((w) => {
     const tr = translations.get(w.wikiid);
@@ -99,7 +119,7 @@ export async function lightRecords(db: Kysely<Database>, config: Config, rows: W
       namespace: w.namespace,
       summary: texts.summary,
       url: wikiUrl(config, w.namespace, w.title),
-      text: plainExcerpt(texts.contents_raw),
+      text: tr ? tr.excerpt : w.excerpt,
       image: w.imageid ? images.get(w.imageid) ?? null : null,
     };
   });

@@ -29,7 +29,7 @@ export async function fullRecord(db: Kysely<Database>, config: Config, wiki: Wik
   const isCategory = wiki.namespace === 'CATEGORY';
   const [rendered, images, tags, translations, authors, canEdit] = await Promise.all([
     renderTexts(db, config, isCategory ? [texts.contents_raw, texts.identification_raw] : [texts.contents_raw]),
-    loadImageObjects(db, config.publicUrl, [wiki.imageid]),
+    loadImageObjects(db, config, [wiki.imageid]),
     tagsOf(db, 'wiki', wiki.wikiid),
     db.selectFrom('wiki_translations').select('langid').where('wikiid', '=', wiki.wikiid).orderBy('langid').execute(),
     loadUserSummaries(db, config, [wiki.userid]),

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id, OffsetLimit } from '../../http/schemas.js';
 import { conflict, forbidden, invalidField, missingField, notFound } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
-import { addTag, normalizeTag, removeTag, tagsOf } from '../tags/tags.queries.js';
+import { normalizeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageObjects } from '../media/image-object.js';
 import { recordView } from '../view-history/view-history.recorder.js';
@@ -15,13 +15,13 @@ import { categoryHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
 import { fullRecord, releaseRecords } from './wikis.records.js';
 import {
-  canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, lightRecords, sourceTexts, textsFor, type WikiRow, type WikiTexts,
+  canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, findWikiByShownTitle, lightRecords, sourceTexts, textsFor, type WikiRow, type WikiTexts,
 } from './wikis.queries.js';
-import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, StaleRevision } from './wikis.service.js';
+import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, StaleRevision, tagWiki } from './wikis.service.js';
 import { LightGuide } from '../guides/guides.schemas.js';
 import {
-  CategoryParams, GetQuery, Hierarchy, Identification, Langid, ListQuery, NamespaceParam, OptionalRevisionQuery, ParentBody, ReleaseBody,
-  RevertBody, RevisionItem, RevisionQuery, TagBody, WikiCreate, WikiFull, WikiLight, WikiParams, WikiPatch, WikiRelease,
+  CategoryParams, GetQuery, Hierarchy, Identification, Langid, ListQuery, NamespaceParam, ParentBody, ReleaseBody,
+  RevertBody, RevisionItem, RevisionQuery, TagBody, TagQuery, WikiCreate, WikiFull, WikiLight, WikiParams, WikiPatch, WikiRelease,
 } from './wikis.schemas.js';
 
 const TAG = ['Wikis'];
@@ -216,47 +216,49 @@ export async function wikisRoutes(fastify: FastifyInstance) {
 
   // ------------------------------------------------------------------------ tags
 
+  /** The wiki a tag path names: by its stored title, else by its display title (422 `ambiguous` when several wikis show it). */
+  async function taggedWiki(namespace: string, title: string): Promise<WikiRow> {
+    const found = await findWikiByShownTitle(db, namespace, title);
+    if (!found) throw notFound(namespace === 'CATEGORY' ? 'Category' : 'Wiki');
+    if ('ambiguous' in found) {
+      throw invalidField('title', `"${title}" is the display title of several ${namespace} wikis; name one by its stored title: ${found.ambiguous.map((x) => JSON.stringify(x)).join(', ')}.`, 'ambiguous');
+    }
+    return found;
+  }
+  const TITLE_RULE = 'The path names the wiki by its display title (as the specification has it) or its stored title; the stored title is matched first, and a display title that several wikis of the namespace show is a 422 (`ambiguous`) listing their stored titles.';
+
   app.get('/wikis/:namespace/:title/tags', {
     config: { auth: 'none' },
-    schema: { tags: TAG, summary: 'Tags of a wiki', description: 'Alphabetically.', params: WikiParams, response: { 200: Type.Array(Type.String()), ...errorResponses(404, 422) } },
-  }, async (request) => tagsOf(db, 'wiki', (await existing(request.params.namespace, request.params.title)).wikiid));
+    schema: { tags: TAG, summary: 'Tags of a wiki', description: `Alphabetically. ${TITLE_RULE}`, params: WikiParams, response: { 200: Type.Array(Type.String()), ...errorResponses(404, 422) } },
+  }, async (request) => tagsOf(db, 'wiki', (await taggedWiki(request.params.namespace, request.params.title)).wikiid));
 
-  const tagDescription = 'Body `{"tag": "..."}`. Tags are not part of the wiki\'s revisions: `revisionid` is optional here, and when sent must be the current one (409 otherwise). Those who may edit the wiki may tag it. Answers the full wiki.';
-  app.put('/wikis/:namespace/:title/tag', {
-    config: { auth: 'user' },
-    schema: {
-      tags: TAG, summary: 'Add a tag to a wiki', description: `${tagDescription} The tag is created when new; adding a tag twice is harmless.`,
-      params: WikiParams, querystring: OptionalRevisionQuery, body: TagBody,
-      response: { 200: WikiFull, 409: WikiFull, ...errorResponses(401, 403, 404, 422) },
-    },
-  }, async (request) => {
-    const wiki = await existing(request.params.namespace, request.params.title);
-    const user = await requireEditor(request, wiki);
-    const tag = normalizeTag(request.body.tag);
-    if (!tag) throw invalidField('tag', 'tag must not be blank.');
-    const langid = request.query.langid ?? wiki.langid;
-    if (request.query.revisionid !== undefined && (await textsFor(db, wiki, langid)).revisionid !== request.query.revisionid) throw conflict(await current(wiki.wikiid, langid, user));
-    await db.transaction().execute((trx) => addTag(trx, 'wiki', wiki.wikiid, tag));
-    return current(wiki.wikiid, langid, user);
-  });
-
-  app.delete('/wikis/:namespace/:title/tag', {
-    config: { auth: 'user' },
-    schema: {
-      tags: TAG, summary: 'Remove a tag from a wiki', description: `${tagDescription} The tag may also come as the \`tag\` query parameter. Removing a tag the wiki does not have is harmless.`,
-      params: WikiParams, querystring: OptionalRevisionQuery, body: Type.Object({ tag: Type.Optional(TagBody.properties.tag) }, { additionalProperties: false }),
-      response: { 200: WikiFull, 409: WikiFull, ...errorResponses(401, 403, 404, 422) },
-    },
-  }, async (request) => {
-    const wiki = await existing(request.params.namespace, request.params.title);
-    const user = await requireEditor(request, wiki);
-    const tag = request.body.tag ?? request.query.tag;
-    if (tag === undefined) throw missingField('tag');
-    const langid = request.query.langid ?? wiki.langid;
-    if (request.query.revisionid !== undefined && (await textsFor(db, wiki, langid)).revisionid !== request.query.revisionid) throw conflict(await current(wiki.wikiid, langid, user));
-    await db.transaction().execute((trx) => removeTag(trx, 'wiki', wiki.wikiid, tag));
-    return current(wiki.wikiid, langid, user);
-  });
+  const tagDescription = `Body \`{"tag": "..."}\`. ${TAG_RULE} \`langid\` chooses the version whose \`revisionid\` is sent (a translation, or the source language: the default). Those who may edit the wiki may tag it. ${TITLE_RULE} Answers the full wiki.`;
+  for (const method of ['put', 'delete'] as const) {
+    const adding = method === 'put';
+    app[method]('/wikis/:namespace/:title/tag', {
+      config: { auth: 'user' },
+      schema: {
+        tags: TAG,
+        summary: adding ? 'Add a tag to a wiki' : 'Remove a tag from a wiki',
+        description: adding ? `${tagDescription} The tag is created when new.` : `${tagDescription} The tag may also come as the \`tag\` query parameter.`,
+        params: WikiParams,
+        querystring: adding ? RevisionQuery : TagQuery,
+        body: adding ? TagBody : Type.Object({ tag: Type.Optional(TagBody.properties.tag) }, { additionalProperties: false }),
+        response: { 200: WikiFull, 409: WikiFull, ...errorResponses(401, 403, 404, 422) },
+      },
+    }, async (request) => {
+      const wiki = await taggedWiki(request.params.namespace, request.params.title);
+      const user = await requireEditor(request, wiki);
+      const query = request.query as { revisionid: number; langid?: string; tag?: string };
+      const raw = (request.body as { tag?: string }).tag ?? query.tag;
+      if (raw === undefined) throw missingField('tag');
+      const tag = normalizeTag(raw);
+      if (!tag) throw invalidField('tag', 'tag must not be blank.');
+      const langid = query.langid ?? wiki.langid;
+      await withRevision(wiki, langid, user, () => tagWiki(db, user, clock.now(), wiki, langid, query.revisionid, tag, adding));
+      return current(wiki.wikiid, langid, user);
+    });
+  }
 
   // ------------------------------------------------------------------ categories
 
@@ -285,7 +287,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const wiki = await existing('CATEGORY', request.params.title);
     const texts = await textsFor(db, wiki, request.query.langid);
-    const [[rendered], images] = await Promise.all([renderTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config.publicUrl, [wiki.imageid])]);
+    const [[rendered], images] = await Promise.all([renderTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config, [wiki.imageid])]);
     return {
       wikiid: wiki.wikiid, title: wiki.title, display_title: displayTitle(wiki, texts), langid: texts.langid, revisionid: texts.revisionid,
       identification_raw: texts.identification_raw, identification_rendered: rendered, image: wiki.imageid ? images.get(wiki.imageid) ?? null : null,

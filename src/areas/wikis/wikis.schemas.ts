@@ -77,10 +77,16 @@ export const WikiFull = Type.Object({
 }, { description: 'Full wiki record. Namespace fields: CATEGORY parent, children, guides, stub, identification_*; ITEM item_type, suppliers; TEAM team; USER user.' });
 export type WikiFull = Static<typeof WikiFull>;
 
-const ContentsJson = Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'A document tree (as `contents_json`), instead of `contents`.' });
+const ContentsJson = Type.Object({ type: Type.String() }, {
+  additionalProperties: true,
+  description: 'The contents as a document tree, instead of `contents` (sending both is a 422): the platform editor\'s ProseMirror JSON, '
+    + '`{"type": "doc", "content": [...]}` with nodes paragraph, text, hard_break, heading {level}, code_block, blockquote {format, attribute: a paragraph node or null}, '
+    + 'image {imageid, size, align}, video {videoid}, internal_link, ordered_list {order}, bullet_list, list_item and marks em, strong, underline, subscript, '
+    + 'superscript, code, strikethrough, link {href, title, target}. Stored as the wiki syntax the editor writes for it (see docs/wiki-syntax.md).',
+});
 
 const writable = {
-  contents: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Wiki syntax.' })),
+  contents: Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Wiki syntax (docs/wiki-syntax.md). Or send `contents_json` instead; both at once is a 422.' })),
   contents_json: Type.Optional(ContentsJson),
   display_title: Type.Optional(Type.String({ maxLength: 255, description: 'Shown instead of the title; "" removes it.' })),
   description: Type.Optional(Type.String({ maxLength: 5000 })),
@@ -111,9 +117,8 @@ export const RevisionQuery = Type.Object({
   revisionid: Type.Integer({ minimum: 0, description: 'The current revisionid of the version being changed (409 with the current wiki otherwise).' }),
   langid: Type.Optional(Langid),
 });
-export const OptionalRevisionQuery = Type.Object({
-  revisionid: Type.Optional(Type.Integer({ minimum: 0, description: 'When sent, must be the current one (409 otherwise).' })),
-  langid: Type.Optional(Langid),
+export const TagQuery = Type.Object({
+  ...RevisionQuery.properties,
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'For clients that cannot send a body with DELETE.' })),
 });
 export const GetQuery = Type.Object({

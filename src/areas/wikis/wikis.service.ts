@@ -10,11 +10,13 @@ import { forbidden, invalidField, missingField, notFound, unprocessable } from '
 import { fromBool, isUniqueViolation } from '../../db/helpers.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { docToWiki, type DocNode } from '../../markup/index.js';
-import { clearTags } from '../tags/tags.queries.js';
+import { addTag, clearTags, removeTag } from '../tags/tags.queries.js';
+import { NothingToChange } from '../content/revisions.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
-import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow } from './wikis.queries.js';
+import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
+import { checkMediaRefs, readableMedia } from '../media/media.access.js';
 
 /** Thrown inside a transaction when the sent revisionid is not the current one; the route answers 409. */
 export class StaleRevision extends Error {
@@ -48,15 +50,23 @@ export async function checkTitle(db: Kysely<Database>, namespace: Namespace, raw
   return title;
 }
 
+const MAX_CONTENTS = 1_000_000;
+
+/** The wiki text a write sends: `contents`, or `contents_json` written as the editor writes it; never both. */
 function contentsOf(body: { contents?: string; contents_json?: unknown }): string | undefined {
+  if (body.contents !== undefined && body.contents_json !== undefined) {
+    throw invalidField('contents_json', 'Send either contents (wiki syntax) or contents_json (a document tree), not both.');
+  }
   if (body.contents !== undefined) return body.contents;
-  if (body.contents_json !== undefined) return docToWiki(body.contents_json as DocNode);
-  return undefined;
+  if (body.contents_json === undefined) return undefined;
+  const text = docToWiki(body.contents_json as DocNode);
+  if (text.length > MAX_CONTENTS) throw invalidField('contents_json', `The document is longer than ${MAX_CONTENTS} characters as wiki syntax.`);
+  return text;
 }
 
-async function checkImage(db: Kysely<Database>, imageid: number | null | undefined) {
+async function checkImage(db: Kysely<Database>, user: AuthUser, imageid: number | null | undefined) {
   if (imageid == null) return;
-  if (!(await db.selectFrom('images').select('imageid').where('imageid', '=', imageid).executeTakeFirst())) throw invalidField('image', 'No such image.');
+  await checkMediaRefs(db, user, [{ kind: 'image', id: imageid, field: 'image' }]);
 }
 
 /** Namespace rules: which fields this namespace takes at all. */
@@ -110,7 +120,7 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
   checkNamespaceFields(namespace, body);
   const langid = body.langid ?? config.languages[0];
   checkLangid(config, langid);
-  await checkImage(db, body.image);
+  await checkImage(db, user, body.image);
   let displayTitle = body.display_title?.trim() ?? '';
   if (!displayTitle && (namespace === 'TEAM' || namespace === 'USER')) {
     // A team's or user's page shows their name, not their id.
@@ -122,12 +132,12 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
     return await db.transaction().execute(async (trx) => {
       if (namespace === 'CATEGORY') await lockForTransaction(trx, 'wikis:category-tree');
       const parentid = namespace === 'CATEGORY' ? await resolveParent(trx, null, body.parent ?? null) : null;
-      const values = {
+      const values = withExcerpt({
         namespace, title, langid, display_title: displayTitle, summary: body.description ?? '', contents_raw: contents,
         identification_raw: body.identification ?? '', imageid: body.image ?? null, table_of_contents: fromBool(body.table_of_contents),
         parentid, stub: fromBool(body.stub), item_type: namespace === 'ITEM' ? body.item_type ?? null : null,
         suppliers: JSON.stringify(namespace === 'ITEM' ? body.suppliers ?? [] : []), userid: user.userid, created_date: now, modified_date: now,
-      };
+      });
       const { wikiid } = await trx.insertInto('wikis').values({ ...values, revisionid: 0 }).returning('wikiid').executeTakeFirstOrThrow();
       const revisionid = await addRevision(trx, wikiid, values, snapshotOf(values), 'create', user.userid, now);
       await trx.updateTable('wikis').set({ revisionid }).where('wikiid', '=', wikiid).execute();
@@ -164,7 +174,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
       if (!texts.display_title) texts.display_title = wiki.title;
       if (existing) {
         const newRev = await addRevision(trx, wiki.wikiid, texts, null, 'edit', user.userid, now);
-        const r = await trx.updateTable('wiki_translations').set({ ...texts, revisionid: newRev, userid: user.userid, modified_date: now })
+        const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
           .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
         if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
       } else {
@@ -173,7 +183,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
         if (current.revisionid !== revisionid) throw new StaleRevision();
         const newRev = await addRevision(trx, wiki.wikiid, texts, null, 'translate', user.userid, now);
         try {
-          await trx.insertInto('wiki_translations').values({ wikiid: wiki.wikiid, ...texts, revisionid: newRev, userid: user.userid, created_date: now, modified_date: now }).execute();
+          await trx.insertInto('wiki_translations').values({ wikiid: wiki.wikiid, ...withExcerpt(texts), revisionid: newRev, userid: user.userid, created_date: now, modified_date: now }).execute();
         } catch (err) {
           if (isUniqueViolation(err)) throw new StaleRevision();
           throw err;
@@ -182,13 +192,13 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
     });
     return;
   }
-  await checkImage(db, body.image);
+  await checkImage(db, user, body.image);
   await db.transaction().execute(async (trx) => {
     if (body.parent !== undefined) await lockForTransaction(trx, 'wikis:category-tree');
     const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirst();
     if (!current) throw notFound('Wiki');
     if (current.revisionid !== revisionid) throw new StaleRevision();
-    const set = {
+    const set = withExcerpt({
       display_title: body.display_title !== undefined ? body.display_title.trim() : current.display_title,
       summary: body.description ?? current.summary,
       contents_raw: contents ?? current.contents_raw,
@@ -199,7 +209,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
       item_type: body.item_type !== undefined ? body.item_type : current.item_type,
       suppliers: body.suppliers !== undefined ? JSON.stringify(body.suppliers) : current.suppliers,
       parentid: body.parent !== undefined ? await resolveParent(trx, wiki.wikiid, body.parent) : current.parentid,
-    };
+    });
     const newRev = await addRevision(trx, wiki.wikiid, { langid: wiki.langid, ...set }, snapshotOf(set), 'edit', user.userid, now);
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
@@ -234,7 +244,7 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
   await db.transaction().execute(async (trx) => {
     if (langid !== wiki.langid) {
       const newRev = await addRevision(trx, wiki.wikiid, texts, null, 'revert', user.userid, now);
-      const r = await trx.updateTable('wiki_translations').set({ ...texts, revisionid: newRev, userid: user.userid, modified_date: now })
+      const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
         .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
       return;
@@ -243,20 +253,52 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
     if (!current) throw notFound('Wiki');
     const old = JSON.parse(rev.fields || '{}') as Partial<Snapshot>;
     let imageid = old.imageid === undefined ? current.imageid : old.imageid;
-    if (imageid !== null && !(await trx.selectFrom('images').select('imageid').where('imageid', '=', imageid).executeTakeFirst())) imageid = null;
-    const set = {
+    // An image gone, or one the caller may no longer use, is not brought back.
+    if (imageid !== null && !(await readableMedia(trx, user, 'image', [imageid])).has(imageid)) imageid = null;
+    const set = withExcerpt({
       display_title: texts.display_title, summary: texts.summary, contents_raw: texts.contents_raw, identification_raw: texts.identification_raw,
       imageid,
       table_of_contents: old.table_of_contents ?? current.table_of_contents,
       stub: old.stub ?? current.stub,
       item_type: old.item_type === undefined ? current.item_type : old.item_type,
       suppliers: old.suppliers ?? current.suppliers,
-    };
+    });
     const newRev = await addRevision(trx, wiki.wikiid, texts, snapshotOf({ ...set, parentid: current.parentid }), 'revert', user.userid, now);
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
   });
+}
+
+/**
+ * Adds or removes a tag, as a change of the version of `langid` (its translation when it
+ * has one, else the source): checks `revisionid` atomically and keeps a new revision
+ * (action tag or untag). Nothing changes when the wiki already has (or lacks) the tag.
+ */
+export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number, tag: string, adding: boolean): Promise<void> {
+  const action = adding ? 'tag' : 'untag';
+  try {
+    await db.transaction().execute(async (trx) => {
+      const translation = langid === wiki.langid ? undefined
+        : await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
+      const locked = translation
+        ? await trx.updateTable('wiki_translations').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst()
+        : await trx.updateTable('wikis').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
+      if (Number(locked.numUpdatedRows) !== 1) throw new StaleRevision();
+      const changed = adding ? await addTag(trx, 'wiki', wiki.wikiid, tag) : await removeTag(trx, 'wiki', wiki.wikiid, tag);
+      if (!changed) throw new NothingToChange();
+      if (translation) {
+        const newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
+        await trx.updateTable('wiki_translations').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).execute();
+      } else {
+        const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirstOrThrow();
+        const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
+        await trx.updateTable('wikis').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).execute();
+      }
+    });
+  } catch (err) {
+    if (!(err instanceof NothingToChange)) throw err;
+  }
 }
 
 /**

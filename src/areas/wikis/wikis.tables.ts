@@ -11,6 +11,8 @@ declare module '../../db/foundation.tables.js' {
     display_title: Generated<string>;
     summary: Generated<string>;
     contents_raw: Generated<string>;
+    /** Plain-text start of contents_raw, computed when it is written (withExcerpt). */
+    excerpt: Generated<string>;
     /** CATEGORY: how to identify the device, wiki syntax. */
     identification_raw: Generated<string>;
     imageid: number | null;
@@ -36,6 +38,8 @@ export interface WikiTranslationTable {
   display_title: string;
   summary: string;
   contents_raw: string;
+  /** Plain-text start of contents_raw, computed when it is written (withExcerpt). */
+  excerpt: Generated<string>;
   identification_raw: string;
   revisionid: number;
   userid: number | null;

@@ -8,12 +8,19 @@ import * as sharedContent from './2026_11_22_0100_shared_content.js';
 import * as comments from './2026_11_22_1110_comments.js';
 import * as guides from './2026_11_22_1000_guides.js';
 import * as guideCache from './2026_11_22_1420_guide_cache.js';
+import * as unknownGuideFlags from './2026_11_23_1600_unknown_guide_flags.js';
+import * as searchDiacritics from './2026_11_23_1610_search_diacritics.js';
 import * as media from './2026_11_22_1200_media.js';
+import * as mediaStorage from './2026_11_23_1300_media_storage.js';
 import * as search from './2026_11_22_1130_search.js';
 import * as searchGuides from './2026_11_22_1300_search_guides.js';
 import * as searchTitlePrefix from './2026_11_22_1320_search_title_prefix.js';
 import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
+import * as tokenRules from './2026_11_23_1200_token_rules.js';
+import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
+import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
+import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -29,4 +36,11 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1400_glossary': glossary,
   '2026_11_22_1410_work_log': workLog,
   '2026_11_22_1420_guide_cache': guideCache,
+  '2026_11_23_1200_token_rules': tokenRules,
+  '2026_11_23_1000_wiki_excerpts': wikiExcerpts,
+  '2026_11_23_1300_media_storage': mediaStorage,
+  '2026_11_23_1600_unknown_guide_flags': unknownGuideFlags,
+  '2026_11_23_1610_search_diacritics': searchDiacritics,
+  '2026_11_23_1500_form_fields_work_log': formFieldsWorkLog,
+  '2026_11_23_1510_guide_cache_new_language': guideCacheNewLanguage,
 };

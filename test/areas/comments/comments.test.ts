@@ -152,13 +152,15 @@ describe('GET /comments and GET /comments/{commentid}', () => {
   });
 
   it('filters by context, langid, createdSince and modifiedSince (activity anywhere in the thread)', async () => {
+    // The reply to the first thread was created at start + 200: createdSince finds that thread too.
     const get = async (q: string) => (await lt.get(`/comments?${q}`)).json().map((c: { commentid: number }) => c.commentid);
     expect(await get('context=info')).toEqual([ids[1]]);
     expect(await get('context=wiki')).toEqual([ids[0], ids[2]]);
     expect(await get('langid=de')).toEqual([ids[1]]);
     const start = 1_800_000_000;
-    expect(await get(`createdSince=${start + 100}`)).toEqual([ids[1], ids[2]]);
-    expect(await get(`createdSince=${start + 200}`)).toEqual([ids[2]]);
+    expect(await get(`createdSince=${start + 100}`)).toEqual([ids[0], ids[1], ids[2]]);
+    expect(await get(`createdSince=${start + 200}`)).toEqual([ids[0], ids[2]]);
+    expect(await get(`createdSince=${start + 201}`)).toEqual([]);
     // Editing the reply of the first thread makes that thread modified since.
     lt.clock.advance(1000);
     const since = lt.clock.now();
@@ -168,6 +170,17 @@ describe('GET /comments and GET /comments/{commentid}', () => {
     expect((await lt.patch(`/comments/${reply.commentid}`, { token: editor.token, body: { text: 'edited reply' } })).statusCode).toBe(200);
     expect(await get(`modifiedSince=${since}`)).toEqual([ids[0]]);
     expect(await get(`modifiedSince=${since}&context=info`)).toEqual([]);
+    // Editing is no creation: createdSince does not find the edited thread...
+    expect(await get(`createdSince=${since}`)).toEqual([]);
+    // ...a new reply is: its thread comes back whole, the old comment with both replies.
+    lt.clock.advance(10);
+    const replied = lt.clock.now();
+    const thread = (await lt.get(`/comments/${ids[1]}`)).json();
+    await makeComment(lt, u, 'info', thread.contextid, { parentid: ids[1] });
+    const found = (await lt.get(`/comments?createdSince=${replied}`)).json();
+    expect(found.map((c: { commentid: number }) => c.commentid)).toEqual([ids[1]]);
+    expect(found[0].replies).toHaveLength(1);
+    expect(await get(`createdSince=${replied}&context=wiki`)).toEqual([]);
   });
 
   it('422 for an unknown context or order, a bad limit or a negative timestamp', async () => {

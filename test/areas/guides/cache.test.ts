@@ -64,9 +64,9 @@ describe('the guide cache', () => {
     const pre = await makePublishedGuide(t, author, 1);
     let g = await makePublishedGuide(t, author, 1, { prerequisites: [pre.guideid] });
     await read(g.guideid);
-    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).statusCode).toBe(200);
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${g.revisionid}`, { token: moderator.token })).statusCode).toBe(200);
     expect((await read(g.guideid)).json().flags).toEqual(['GUIDE_STARRED']);
-    expect((await t.put(`/guides/${pre.guideid}/flags/DANGER`, { token: author.token })).statusCode).toBe(200);
+    expect((await t.put(`/guides/${pre.guideid}/flags/DANGER?revisionid=${pre.revisionid}`, { token: author.token })).statusCode).toBe(200);
     expect((await read(g.guideid)).json().prerequisites[0].flags).toEqual(['DANGER']);
 
     expect((await t.patch(`/users/${author.userid}`, { token: author.token, body: { username: 'Renamed Author' } })).statusCode).toBe(200);
@@ -93,7 +93,7 @@ describe('the guide cache', () => {
     await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
     const s2 = await stamp();
     expect(s2).toBeGreaterThan(s1);
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     const withImage = await addStep(t, author, (await read(g.guideid)).json(), { media: { type: 'image', data: [image] } });
     await read(g.guideid);
     await t.db.updateTable('images').set({ width: 1234 }).where('imageid', '=', image).execute();
@@ -129,7 +129,8 @@ describe('the list cache', () => {
     let res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { title: 'A new title for the list' } });
     expect(res.statusCode).toBe(200);
     expect((await page())[0].title).toBe('A new title for the list');
-    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).statusCode).toBe(200);
+    res = await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${res.json().revisionid}`, { token: moderator.token });
+    expect(res.statusCode).toBe(200);
     expect((await page())[0].flags).toEqual(['GUIDE_STARRED']);
     res = await t.del(`/guides/${g.guideid}/public?revisionid=${res.json().revisionid}`, { token: author.token });
     expect(res.statusCode).toBe(200);

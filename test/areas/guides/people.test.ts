@@ -163,20 +163,24 @@ describe('flags', () => {
 
   it('editors set and clear user flags; GUIDE_STARRED needs a Moderator', async () => {
     const g = await makePublishedGuide(t, author);
-    const set = await t.put(`/guides/${g.guideid}/flags/DANGER`, { token: author.token });
+    const set = await t.put(`/guides/${g.guideid}/flags/DANGER?revisionid=${g.revisionid}`, { token: author.token });
     expect(set.statusCode).toBe(200);
     expect(keys(set.json())).toEqual(sorted(LIGHT_GUIDE_FIELDS));
     expect(set.json().flags).toEqual(['DANGER']);
+    let rev = set.json().revisionid;
     expect((await t.get(`/guides/${g.guideid}`)).json().flags).toEqual(['DANGER']);
-    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: author.token })).statusCode).toBe(403);
-    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED`, { token: moderator.token })).json().flags).toEqual(['DANGER', 'GUIDE_STARRED']);
-    expect((await t.put(`/guides/${g.guideid}/flags/DANGER`, { token: user.token })).statusCode).toBe(403);
-    const cleared = await t.del(`/guides/${g.guideid}/flags/DANGER`, { token: author.token });
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${rev}`, { token: author.token })).statusCode).toBe(403);
+    const starred = await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${rev}`, { token: moderator.token });
+    expect(starred.json().flags).toEqual(['DANGER', 'GUIDE_STARRED']);
+    rev = starred.json().revisionid;
+    expect((await t.put(`/guides/${g.guideid}/flags/DANGER?revisionid=${rev}`, { token: user.token })).statusCode).toBe(403);
+    const cleared = await t.del(`/guides/${g.guideid}/flags/DANGER?revisionid=${rev}`, { token: author.token });
     expect(cleared.statusCode).toBe(200);
     expect(cleared.json().flags).toEqual(['GUIDE_STARRED']);
-    expect((await t.put(`/guides/${g.guideid}/flags/NOT_A_FLAG`, { token: author.token })).statusCode).toBe(404);
-    expect((await t.put('/guides/999999/flags/DANGER', { token: author.token })).statusCode).toBe(404);
-    expect((await t.put(`/guides/${g.guideid}/flags/DANGER`)).statusCode).toBe(401);
+    rev = cleared.json().revisionid;
+    expect((await t.put(`/guides/${g.guideid}/flags/NOT_A_FLAG?revisionid=${rev}`, { token: author.token })).statusCode).toBe(404);
+    expect((await t.put('/guides/999999/flags/DANGER?revisionid=1', { token: author.token })).statusCode).toBe(404);
+    expect((await t.put(`/guides/${g.guideid}/flags/DANGER?revisionid=${rev}`)).statusCode).toBe(401);
   });
 });
 

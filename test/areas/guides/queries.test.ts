@@ -26,9 +26,9 @@ async function countQueries(fn: () => Promise<unknown>): Promise<number> {
 
 async function richGuide(steps: number) {
   const prereq = await makePublishedGuide(t, author);
-  let g = await makePublishedGuide(t, author, 0, { prerequisites: [prereq.guideid], tags: ['a', 'b'], introduction: `See [guide|${prereq.guideid}] [image|${await makeImage(t)}]` });
+  let g = await makePublishedGuide(t, author, 0, { prerequisites: [prereq.guideid], tags: ['a', 'b'], introduction: `See [guide|${prereq.guideid}] [image|${await makeImage(t, author.userid)}]` });
   for (let i = 0; i < steps; i++) {
-    const images = [await makeImage(t), await makeImage(t)];
+    const images = [await makeImage(t, author.userid), await makeImage(t, author.userid)];
     g = await addStep(t, author, g, { media: { type: 'image', data: images }, lines: [line(`a [guide|${prereq.guideid}]`), line('b', { level: 1, bullet: 'red' }), line('c', { bullet: 'icon_note' })] });
   }
   return g;

@@ -11,7 +11,7 @@ export const FULL_GUIDE_FIELDS = [
 ];
 
 export const PREREQUISITE_FIELDS = ['dataType', 'guideid', 'locale', 'revisionid', 'modified_date', 'prereq_modified_date', 'url', 'type', 'category', 'subject', 'title', 'summary', 'difficulty', 'time_required_max', 'public', 'userid', 'username', 'flags', 'image'];
-export const STEP_FIELDS = ['title', 'lines', 'guideid', 'stepid', 'orderby', 'revisionid', 'imageURL', 'media', 'comments'];
+export const STEP_FIELDS = ['title', 'lines', 'guideid', 'stepid', 'orderby', 'revisionid', 'imageURL', 'media', 'fields', 'comments'];
 export const LINE_FIELDS = ['text_raw', 'text_rendered', 'bullet', 'bullet_styleid', 'bullet_style', 'level', 'lineid'];
 export const BULLET_STYLE_FIELDS = ['bullet_styleid', 'type', 'is_default', 'color_locked', 'label', 'description', 'is_disabled', 'bullet_color', 'size', 'imageid', 'char', 'last_modified', 'userid_modified'];
 export const RELEASE_FIELDS = ['releaseid', 'guideid', 'langid', 'revisionid', 'user', 'status', 'title', 'init_date', 'release_date', 'notes', 'type', 'href', 'version'];

@@ -45,7 +45,7 @@ describe('robustness', () => {
       ['POST', '/guides', { type: 'repair', category: `${category}\u0000` }, 'category'],
       ['PUT', `/guides/${g.guideid}/tag?revisionid=${g.revisionid}`, { tag: 'a\u0000' }, 'tag'],
       ['POST', `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, { lines: [{ text: 'ok' }, { text: 'a\u0000' }] }, 'lines[1].text'],
-      ['GET', `/guides/${g.guideid}/flags/A%00B`, undefined, 'flagid'],
+      ['GET', `/guides/${g.guideid}/flags/A%00B?revisionid=${g.revisionid}`, undefined, 'flagid'],
     ];
     for (const [method, url, body, field] of cases) {
       const res = await t.request((method === 'GET' ? 'PUT' : method) as 'PUT', url, { token: author.token, body });

@@ -16,7 +16,7 @@ afterAll(() => t.close());
 
 describe('POST /guides/{guideid}/steps', () => {
   it('adds a step: 201 with the whole guide; lines, bullets, levels and image media read back', async () => {
-    const [i1, i2] = [await makeImage(t), await makeImage(t)];
+    const [i1, i2] = [await makeImage(t, author.userid), await makeImage(t, author.userid)];
     const g = await makeGuide(t, author);
     const res = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, {
       token: author.token,
@@ -50,7 +50,7 @@ describe('POST /guides/{guideid}/steps', () => {
   });
 
   it('a video step reads back with type video and the video record', async () => {
-    const video = await makeVideo(t);
+    const video = await makeVideo(t, author.userid);
     const g = await addStep(t, author, await makeGuide(t, author), { media: { type: 'object', data: video } });
     const media = g.steps[0].media;
     expect(media.type).toBe('video');
@@ -72,8 +72,8 @@ describe('POST /guides/{guideid}/steps', () => {
   it('422 for bad lines and media', async () => {
     const g = await makeGuide(t, author);
     const path = `/guides/${g.guideid}/steps?revisionid=${g.revisionid}`;
-    const video = await makeVideo(t);
-    const image = await makeImage(t);
+    const video = await makeVideo(t, author.userid);
+    const image = await makeImage(t, author.userid);
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{}, 'lines', 'missing_field'],
       [{ lines: [] }, 'lines', 'out_of_range'],
@@ -100,7 +100,7 @@ describe('POST /guides/{guideid}/steps', () => {
     expect((await t.get(`/guides/${g.guideid}`, { token: author.token })).json().steps).toEqual([]);
   });
 
-  it('401, 403, 404, 409 with the current guide, 422 without revisionid', async () => {
+  it('401, 403, 404, 409 with the current guide when the revisionid sent is stale', async () => {
     const g = await makeGuide(t, author);
     const body = { lines: [line('a')] };
     expect((await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, { body })).statusCode).toBe(401);
@@ -109,7 +109,65 @@ describe('POST /guides/{guideid}/steps', () => {
     const stale = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid + 500}`, { token: author.token, body });
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toEqual(g);
-    expect((await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body })).json().errors[0]).toMatchObject({ field: 'revisionid', code: 'missing_field' });
+    expect((await t.post(`/guides/${g.guideid}/steps`, { body })).statusCode).toBe(401);
+    expect((await t.post(`/guides/${g.guideid}/steps`, { token: user.token, body })).statusCode).toBe(403);
+    expect((await t.get(`/guides/${g.guideid}`, { token: author.token })).json()).toEqual(g);
+  });
+
+  // What a live site answers to clients that send no revisionid: the step is added (a
+  // documented exception to the versioning rule), 201 with the whole guide.
+  describe('without a revisionid, as real clients send it', () => {
+    const QA_STEP = { orderby: 1, title: 'QA step', lines: [{ text: 'probe', level: 0, bullet: 'black' }] };
+    const revisionsOf = async (guideid: number) =>
+      (await t.db.selectFrom('guide_revisions').select('action').where('guideid', '=', guideid).orderBy('revisionid').execute()).map((r) => r.action);
+
+    it('the client\'s exact body: 201 with the whole guide, the step at its orderby, as a new guide revision', async () => {
+      const g = await makePublishedGuide(t, author, 2);
+      const res = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: QA_STEP });
+      expect(res.statusCode, res.body).toBe(201);
+      const guide = res.json();
+      expect(guide.guideid).toBe(g.guideid);
+      expect(guide.revisionid).toBeGreaterThan(g.revisionid);
+      expect(guide.steps.map((s: { title: string }) => s.title)).toEqual(['QA step', 'Step 1', 'Step 2']);
+      expect(guide.steps.map((s: { orderby: number }) => s.orderby)).toEqual([1, 2, 3]);
+      expect(guide.steps[0].lines).toMatchObject([{ text_raw: 'probe', bullet: 'black', level: 0 }]);
+      expect((await t.get(`/guides/${g.guideid}`)).json()).toEqual(guide);
+      expect(await revisionsOf(g.guideid)).toEqual(['create', 'step_add', 'step_add', 'step_add']);
+    });
+
+    it('without orderby the step goes last; with image or video media too', async () => {
+      const image = await makeImage(t, author.userid);
+      const video = await makeVideo(t, author.userid);
+      const g = await makePublishedGuide(t, author, 1);
+      const last = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { title: 'Last', lines: QA_STEP.lines } });
+      expect(last.statusCode, last.body).toBe(201);
+      expect(last.json().steps.map((s: { title: string }) => s.title)).toEqual(['Step 1', 'Last']);
+      const withImage = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, media: { type: 'image', data: [image] } } });
+      expect(withImage.statusCode, withImage.body).toBe(201);
+      expect(withImage.json().steps[0].media.type).toBe('image');
+      expect(withImage.json().steps[0].media.data.map((i: { id: number }) => i.id)).toEqual([image]);
+      const withVideo = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, media: { type: 'object', data: video } } });
+      expect(withVideo.statusCode, withVideo.body).toBe(201);
+      expect(withVideo.json().steps[0].media).toMatchObject({ type: 'video', data: { videoid: video } });
+      expect(withVideo.json().steps.map((s: { title: string }) => s.title)).toEqual(['QA step', 'QA step', 'Step 1', 'Last']);
+    });
+
+    it('with a revisionid the check stays: 409 when stale, nothing added', async () => {
+      const g = await makePublishedGuide(t, author, 1);
+      const moved = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: QA_STEP });
+      expect(moved.statusCode).toBe(201);
+      const stale = await t.post(`/guides/${g.guideid}/steps?revisionid=${g.revisionid}`, { token: author.token, body: QA_STEP });
+      expect(stale.statusCode).toBe(409);
+      expect(stale.json()).toEqual(moved.json());
+    });
+
+    it('bad bodies are still 422 and add nothing', async () => {
+      const g = await makePublishedGuide(t, author, 1);
+      const res = await t.post(`/guides/${g.guideid}/steps`, { token: author.token, body: { ...QA_STEP, lines: [{ text: 'probe', level: 0, bullet: 'plaid' }] } });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors[0]).toMatchObject({ field: 'lines[0].bullet' });
+      expect((await t.get(`/guides/${g.guideid}`)).json()).toEqual(g);
+    });
   });
 });
 
@@ -117,7 +175,7 @@ describe('PATCH /guides/{guideid}/steps/{stepid}', () => {
   it('edits with the step\'s own revisionid; the guide\'s revisionid moves too; lineids kept when sent', async () => {
     const g = await makePublishedGuide(t, author, 2);
     const step = g.steps[1];
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     const keep = step.lines[0].lineid;
     const res = await t.patch(`/guides/${g.guideid}/steps/${step.stepid}?revisionid=${step.revisionid}`, {
       token: author.token,
@@ -140,7 +198,7 @@ describe('PATCH /guides/{guideid}/steps/{stepid}', () => {
   });
 
   it('moves a step with orderby; removes media with null', async () => {
-    const image = await makeImage(t);
+    const image = await makeImage(t, author.userid);
     let g = await makePublishedGuide(t, author, 3);
     g = await addStep(t, author, g, { title: 'With image', media: { type: 'image', data: [image] } });
     const last = g.steps[3];
@@ -304,11 +362,12 @@ describe('the full scenario over HTTP', () => {
 describe('media usage', () => {
   it('guideMediaUses names the steps and guides that use an image or a video', async () => {
     const { guideMediaUses } = await import('../../../src/areas/guides/guides.media-usage.js');
-    const [image, video] = [await makeImage(t), await makeVideo(t)];
+    const [image, video] = [await makeImage(t, author.userid), await makeVideo(t, author.userid)];
     let g = await addStep(t, author, await makeGuide(t, author), { media: { type: 'image', data: [image] } });
     g = await addStep(t, author, g, { media: { type: 'object', data: video } });
-    expect(await guideMediaUses(t.db, 'image', image)).toEqual([{ type: 'guide_step', id: g.steps[0].stepid }]);
-    expect(await guideMediaUses(t.db, 'video', video)).toEqual([{ type: 'guide_step', id: g.steps[1].stepid }]);
-    expect(await guideMediaUses(t.db, 'document', 1)).toEqual([]);
+    const owner = { userid: author.userid, privileges: ['Author' as const] };
+    expect(await guideMediaUses(t.db, 'image', image, owner)).toEqual([{ type: 'guide_step', id: g.steps[0].stepid }]);
+    expect(await guideMediaUses(t.db, 'video', video, owner)).toEqual([{ type: 'guide_step', id: g.steps[1].stepid }]);
+    expect(await guideMediaUses(t.db, 'document', 1, owner)).toEqual([]);
   });
 });

@@ -22,14 +22,15 @@ describe('media demo content', () => {
 
   it('stores real generated images with variants and hands their ids to later seeders', async () => {
     const ctxIds: Record<string, number> = {};
-    const author = (await makeAuthor(t)).userid;
+    const owner = await makeAuthor(t);
+    const author = owner.userid;
     await t.db.transaction().execute(async (trx) => {
       const ctx: DemoContext = { db: trx, config: t.config, clock: t.clock, password: 'x', users: { author }, teams: {}, ids: ctxIds, log: () => {} };
       await seedMediaDemo(ctx);
     });
     expect(Object.keys(ctxIds).sort()).toEqual(['demoImage1', 'demoImage2', 'demoImage3', 'demoImage4']);
     for (const id of Object.values(ctxIds)) {
-      const res = await t.get(`/media/images/${id}`);
+      const res = await t.get(`/media/images/${id}`, { token: owner.token });
       expect(res.statusCode, res.body).toBe(200);
       const rec = res.json();
       expect(rec).toMatchObject({ width: 800, height: 600, ratio: 'FOUR_THREE' });

@@ -47,7 +47,7 @@ describe('POST /user/media/images/edits', () => {
     const o = await pixels(quad.image.image.original);
     expect([o.info.width, o.info.height]).toEqual([200, 100]);
     expect(o.at(10, 10)).toEqual([255, 0, 0]);
-    expect((await t.get(`/media/images/${quad.id}`)).json().srcid).toBeNull();
+    expect((await t.get(`/media/images/${quad.id}`, { token: owner.token })).json().srcid).toBeNull();
     // the new image is in the editor's library
     expect((await t.get('/user/media/current', { token: owner.token })).json()[0].id).toBe(item.id);
   });

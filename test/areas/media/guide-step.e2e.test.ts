@@ -52,7 +52,7 @@ describe.skipIf(!hasCurl)('a JPEG posted with curl, in a guide step', () => {
 
     for (const variant of VARIANTS) {
       const url = new URL(image[variant]);
-      const served = await fetch(`${origin}${url.pathname}`);
+      const served = await fetch(`${origin}${url.pathname}${url.search}`);
       expect(served.status, variant).toBe(200);
       expect(served.headers.get('content-type'), variant).toBe('image/jpeg');
       const meta = await sharp(Buffer.from(await served.arrayBuffer())).metadata();

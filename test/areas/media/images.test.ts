@@ -21,11 +21,12 @@ describe('size variants', () => {
     expect(Object.keys(item.image.image).sort()).toEqual(['id', 'guid', ...VARIANTS].sort());
     for (const v of VARIANTS) {
       const url = item.image.image[v];
-      expect(url).toBe(`${t.config.publicUrl}/files/images/${item.guid}.${v}`);
+      expect(url).toMatch(new RegExp(`^${t.config.publicUrl}/files/images/${item.guid}\\.${v}\\?exp=\\d+&sig=[\\w-]{32}$`));
       const res = await getFile(t, url);
       expect(res.statusCode, v).toBe(200);
       expect(res.headers['content-type']).toBe('image/jpeg');
-      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      // In no public content: the browser's cache only, for as long as the signature lasts.
+      expect(res.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
       const meta = await sharp(res.rawPayload).metadata();
       expect(meta.format, v).toBe('jpeg');
       expect([meta.width, meta.height], v).toEqual(expectedSize(v, 1000, 750));
@@ -94,7 +95,7 @@ describe('GET /media/images/{imageid or GUID}', () => {
   it('answers the image detail record by id and by GUID, with the EXIF record', async () => {
     const data = await jpegWithExif(640, 480);
     const item = await makeImage(t, user, data, 'camera.jpg');
-    const byId = await t.get(`/media/images/${item.id}`);
+    const byId = await t.get(`/media/images/${item.id}`, { token: user.token });
     expect(byId.statusCode).toBe(200);
     const rec = byId.json();
     expect(Object.keys(rec).sort()).toEqual(['exif', 'height', 'image', 'markup', 'ratio', 'srcid', 'width']);
@@ -106,20 +107,20 @@ describe('GET /media/images/{imageid or GUID}', () => {
       COMPUTED: { html: 'width="640" height="480"', Width: 640, Height: 480, IsColor: 1, ApertureFNumber: 'f/2.8' },
     });
     expect(rec.exif.SectionsFound).toMatch(/^ANY_TAG, IFD0.*EXIF/);
-    const byGuid = await t.get(`/media/images/${item.guid}`);
+    const byGuid = await t.get(`/media/images/${item.guid}`, { token: user.token });
     expect(byGuid.json()).toEqual(rec);
   });
 
   it('VARIABLE ratio when not 4:3; an image without EXIF tags still has the file block', async () => {
     const item = await makeImage(t, user, await solid(300, 100, { r: 1, g: 2, b: 3 }, 'png'), 'strip.png');
-    const rec = (await t.get(`/media/images/${item.id}`)).json();
+    const rec = (await t.get(`/media/images/${item.id}`, { token: user.token })).json();
     expect(rec.ratio).toBe('VARIABLE');
     expect(rec.exif).toMatchObject({ FileName: 'strip.png', FileType: 3, MimeType: 'image/png', SectionsFound: '', COMPUTED: { Width: 300, Height: 100 } });
   });
 
   it('an image with no EXIF record (made outside uploads) has exif []', async () => {
-    const row = await t.db.insertInto('images').values({ guid: 'plainImageRow0001', userid: null, width: 4, height: 3, mime: 'image/jpeg', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
-    const rec = (await t.get(`/media/images/${row.imageid}`)).json();
+    const row = await t.db.insertInto('images').values({ guid: 'plainImageRow0001', userid: user.userid, width: 4, height: 3, mime: 'image/jpeg', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
+    const rec = (await t.get(`/media/images/${row.imageid}`, { token: user.token })).json();
     expect(rec.exif).toEqual([]);
     expect(rec.ratio).toBe('FOUR_THREE');
   });
@@ -141,7 +142,7 @@ describe('contracts other areas call', () => {
     expect(details.get(a.id)!.image.guid).toBe(a.guid);
     const forComments = await loadImageDetails(t.db, t.config, [a.id], { forComments: true });
     expect(forComments.get(a.id)).toMatchObject({ encoding: 'jpeg', markupState: null });
-    const objects = await loadImageObjects(t.db, t.config.publicUrl, [a.id, b.id]);
+    const objects = await loadImageObjects(t.db, t.config, [a.id, b.id]);
     expect(objects.get(b.id)).toEqual(b.image.image);
   });
 });

@@ -3,6 +3,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makeCategory } from '../../helpers/factories/wikis.js';
 import { applyGlossary } from '../../../src/areas/translation-glossary/glossary.translator.js';
+import { MAX_GLOSSARY_ENTRIES } from '../../../src/areas/translation-glossary/glossary.queries.js';
 
 const FIELDS = ['entryid', 'source_langid', 'term', 'translations', 'notes', 'created_date', 'modified_date', 'userid_modified'].sort();
 
@@ -182,6 +183,45 @@ describe('GET /translation_glossary/entries', () => {
     }
     expect(n).toBeLessThanOrEqual(3);
     expect((await t.get('/translation_glossary/entries?limit=0', { token: user.token })).statusCode).toBe(422);
+  });
+
+  it('without limit answers every entry (the specification: "All glossary entries"), not a page of 20', async () => {
+    const res = await put(author, { entries: Array.from({ length: 30 }, (_, i) => ({ term: unique(`every-${i}-`), translations: [{ langid: 'de', term: `jeder ${i}` }] })) });
+    expect(res.statusCode).toBe(200);
+    const stored = await t.db.selectFrom('translation_glossary').select('entryid').orderBy('entryid').execute();
+    expect(stored.length).toBeGreaterThan(30);
+    const all = await t.get('/translation_glossary/entries', { token: user.token });
+    expect(all.statusCode).toBe(200);
+    expect(all.json().map((x: { entryid: number }) => x.entryid)).toEqual(stored.map((r) => r.entryid));
+    expect(all.json().find((x: { term: string }) => x.term.startsWith('every-29-')).translations).toEqual([{ langid: 'de', term: 'jeder 29' }]);
+    const desc = (await t.get('/translation_glossary/entries?order=DESC&offset=2', { token: user.token })).json();
+    expect(desc.map((x: { entryid: number }) => x.entryid)).toEqual(stored.map((r) => r.entryid).reverse().slice(2));
+  });
+});
+
+describe('the glossary\'s size is bounded (it is read whole)', () => {
+  it(`a PUT that would make it hold more than ${MAX_GLOSSARY_ENTRIES} entries is 422 and adds nothing; changing and deleting still work`, async () => {
+    const small = await buildTestApp({ config: { languages: ['en', 'de'] } });
+    try {
+      const writer = await makeAuthor(small);
+      const now = small.clock.now();
+      const rows = Array.from({ length: MAX_GLOSSARY_ENTRIES - 1 }, (_, i) => ({ source_langid: 'en', term: `filler ${i}`, term_lower: `filler ${i}`, notes: '', created_date: now, modified_date: now, userid_modified: null }));
+      for (let i = 0; i < rows.length; i += 500) await small.db.insertInto('translation_glossary').values(rows.slice(i, i + 500)).execute();
+      const last = await small.put('/translation_glossary/entries', { token: writer.token, body: { entries: [{ term: 'the last one' }] } });
+      expect(last.statusCode, last.body).toBe(200);
+      const over = await small.put('/translation_glossary/entries', { token: writer.token, body: { entries: [{ term: 'one too many' }] } });
+      expect(over.statusCode).toBe(422);
+      expect(over.json().errors[0]).toMatchObject({ field: 'entries', code: 'out_of_range' });
+      const count = async () => Number((await small.db.selectFrom('translation_glossary').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      expect(await count()).toBe(MAX_GLOSSARY_ENTRIES);
+      const id = last.json().entries[0].entryid;
+      expect((await small.put('/translation_glossary/entries', { token: writer.token, body: { entries: [{ entryid: id, notes: 'changed' }] } })).statusCode).toBe(200);
+      expect((await small.put('/translation_glossary/entries', { token: writer.token, body: { entries: [{ term: 'a replacement' }], delete: [id] } })).statusCode).toBe(200);
+      expect(await count()).toBe(MAX_GLOSSARY_ENTRIES);
+      expect((await small.get('/translation_glossary/entries', { token: writer.token })).json()).toHaveLength(MAX_GLOSSARY_ENTRIES);
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -114,6 +114,35 @@ describe('PATCH /users/{userid}', () => {
     expect(dup.statusCode).toBe(422);
     expect(dup.json().errors[0]).toMatchObject({ field: 'employee_id', code: 'duplicate' });
   });
+
+  it('takes banned as the record shows it (a UNIX time, 0: not banned) and as a boolean', async () => {
+    const u = await makeUser(t);
+    const patch = (banned: unknown) => t.patch(`/users/${u.userid}`, { token: admin.token, body: { banned } });
+    const stored = async () => (await t.db.selectFrom('users').select('banned').where('userid', '=', u.userid).executeTakeFirstOrThrow()).banned;
+    const at = t.clock.now() - 3600;
+    let res = await patch(at);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().banned).toBe(at);
+    expect(await stored()).toBe(at);
+    expect((await t.get('/user', { token: u.token })).statusCode).toBe(401);
+    // Sending back what the record shows changes nothing; true keeps the time of the ban.
+    expect((await patch(res.json().banned)).json().banned).toBe(at);
+    expect((await patch(true)).json().banned).toBe(at);
+    res = await patch(0);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().banned).toBe(0);
+    expect((await t.get('/user', { token: u.token })).statusCode).toBe(200);
+    expect((await patch(true)).json().banned).toBe(t.clock.now());
+    expect((await patch(false)).json().banned).toBe(0);
+    for (const bad of [-1, 1.5, 'yes', null]) {
+      const refused = await patch(bad);
+      expect(refused.statusCode, JSON.stringify(bad)).toBe(422);
+      expect(refused.json().errors[0].field).toBe('banned');
+    }
+    expect(await stored()).toBe(0);
+    // Still Admin only.
+    expect((await t.patch(`/users/${u.userid}`, { token: u.token, body: { banned: 0 } })).statusCode).toBe(403);
+  });
 });
 
 describe('lookups', () => {

@@ -18,46 +18,72 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('wiki tags', () => {
-  it('PUT adds a tag (creating it), stored in the shared tag storage; GET lists them alphabetically', async () => {
+  it('PUT adds a tag (creating it) as a new revision, stored in the shared tag storage; GET lists them alphabetically', async () => {
     const w = await makeWiki(t, author);
     const path = `/wikis/WIKI/${enc(w.title)}`;
     expect((await t.get(`${path}/tags`)).json()).toEqual([]);
-    const res = await t.put(`${path}/tag`, { token: author.token, body: { tag: '  zebra   crossing ' } });
+    const res = await t.put(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag: '  zebra   crossing ' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ wikiid: w.wikiid, tags: ['zebra crossing'], revisionid: w.revisionid });
-    await t.put(`${path}/tag`, { token: author.token, body: { tag: 'alpha' } });
-    expect((await t.put(`${path}/tag`, { token: author.token, body: { tag: 'alpha' } })).statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ wikiid: w.wikiid, tags: ['zebra crossing'] });
+    expect(res.json().revisionid).toBeGreaterThan(w.revisionid);
+    const alpha = await t.put(`${path}/tag?revisionid=${res.json().revisionid}`, { token: author.token, body: { tag: 'alpha' } });
+    expect(alpha.statusCode).toBe(200);
     expect((await t.get(`${path}/tags`)).json()).toEqual(['alpha', 'zebra crossing']);
     const stored = await t.db.selectFrom('doc_tags').innerJoin('tags', 'tags.tagid', 'doc_tags.tagid').select(['tags.tag', 'doc_tags.doctype']).where('doc_tags.docid', '=', w.wikiid).where('doc_tags.doctype', '=', 'wiki').orderBy('tags.tag').execute();
     expect(stored).toEqual([{ tag: 'alpha', doctype: 'wiki' }, { tag: 'zebra crossing', doctype: 'wiki' }]);
+    const revisions = await t.db.selectFrom('wiki_revisions').select(['action', 'contents_raw']).where('wikiid', '=', w.wikiid).orderBy('revisionid').execute();
+    expect(revisions).toEqual([
+      { action: 'create', contents_raw: 'Some contents.' }, { action: 'tag', contents_raw: 'Some contents.' }, { action: 'tag', contents_raw: 'Some contents.' },
+    ]);
   });
 
   it('DELETE removes a tag given in the body or the query, answering the wiki', async () => {
-    const w = await makeWiki(t, author);
+    let w = await makeWiki(t, author);
     const path = `/wikis/WIKI/${enc(w.title)}`;
-    for (const tag of ['a', 'b', 'c']) await t.put(`${path}/tag`, { token: author.token, body: { tag } });
-    const res = await t.del(`${path}/tag`, { token: author.token, body: { tag: 'a' } });
+    for (const tag of ['a', 'b', 'c']) w = (await t.put(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag } })).json();
+    const res = await t.del(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'a' } });
     expect(res.statusCode).toBe(200);
     expect(res.json().tags).toEqual(['b', 'c']);
-    expect((await t.del(`${path}/tag?tag=b`, { token: author.token })).json().tags).toEqual(['c']);
-    expect((await t.del(`${path}/tag`, { token: author.token, body: { tag: 'never had it' } })).json().tags).toEqual(['c']);
+    const byQuery = await t.del(`${path}/tag?tag=b&revisionid=${res.json().revisionid}`, { token: author.token });
+    expect(byQuery.json().tags).toEqual(['c']);
   });
 
-  it('errors: 401, 403, 404, 422 missing or blank tag, 409 for a stale revisionid when one is sent', async () => {
+  it('errors: 401, 403, 404, 422 missing or blank tag or revisionid, 409 for a stale revisionid', async () => {
     const w = await makeWiki(t, author);
     const path = `/wikis/WIKI/${enc(w.title)}`;
-    expect((await t.put(`${path}/tag`, { body: { tag: 'x' } })).statusCode).toBe(401);
-    expect((await t.put(`${path}/tag`, { token: user.token, body: { tag: 'x' } })).statusCode).toBe(403);
-    expect((await t.del(`${path}/tag`, { token: user.token, body: { tag: 'x' } })).statusCode).toBe(403);
-    expect((await t.put(`/wikis/WIKI/${enc(unique('no'))}/tag`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(404);
+    const rev = `?revisionid=${w.revisionid}`;
+    expect((await t.put(`${path}/tag${rev}`, { body: { tag: 'x' } })).statusCode).toBe(401);
+    expect((await t.put(`${path}/tag${rev}`, { token: user.token, body: { tag: 'x' } })).statusCode).toBe(403);
+    expect((await t.del(`${path}/tag${rev}`, { token: user.token, body: { tag: 'x' } })).statusCode).toBe(403);
+    expect((await t.put(`/wikis/WIKI/${enc(unique('no'))}/tag${rev}`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(404);
     expect((await t.get(`/wikis/WIKI/${enc(unique('no'))}/tags`)).statusCode).toBe(404);
-    expect((await t.put(`${path}/tag`, { token: author.token, body: {} })).json().errors[0]).toMatchObject({ field: 'tag', code: 'missing_field' });
-    expect((await t.put(`${path}/tag`, { token: author.token, body: { tag: '   ' } })).json().errors[0]).toMatchObject({ field: 'tag', code: 'invalid_value' });
-    expect((await t.del(`${path}/tag`, { token: author.token })).json().errors[0]).toMatchObject({ field: 'tag', code: 'missing_field' });
+    expect((await t.put(`${path}/tag${rev}`, { token: author.token, body: {} })).json().errors[0]).toMatchObject({ field: 'tag', code: 'missing_field' });
+    expect((await t.put(`${path}/tag${rev}`, { token: author.token, body: { tag: '   ' } })).json().errors[0]).toMatchObject({ field: 'tag', code: 'invalid_value' });
+    expect((await t.del(`${path}/tag${rev}`, { token: author.token })).json().errors[0]).toMatchObject({ field: 'tag', code: 'missing_field' });
+    for (const method of ['PUT', 'DELETE'] as const) {
+      const missing = await t.request(method, `${path}/tag`, { token: author.token, body: { tag: 'x' } });
+      expect(missing.statusCode).toBe(422);
+      expect(missing.json().errors[0]).toMatchObject({ field: 'revisionid', code: 'missing_field' });
+    }
     const stale = await t.put(`${path}/tag?revisionid=${w.revisionid + 99}`, { token: author.token, body: { tag: 'x' } });
     expect(stale.statusCode).toBe(409);
-    expect(stale.json()).toMatchObject({ wikiid: w.wikiid, tags: [] });
-    expect((await t.put(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(200);
+    expect(stale.json()).toMatchObject({ wikiid: w.wikiid, tags: [], revisionid: w.revisionid });
+    expect((await t.get(`${path}/tags`)).json()).toEqual([]);
+    expect((await t.put(`${path}/tag${rev}`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(200);
+  });
+
+  it('a tag of a translation is a revision of that translation; the source keeps its revisionid', async () => {
+    const w = await makeWiki(t, author);
+    const path = `/wikis/WIKI/${enc(w.title)}`;
+    const de = await t.patch(`${path}?langid=de&revisionid=${w.revisionid}`, { token: author.token, body: { contents: 'Inhalt.' } });
+    expect(de.statusCode, de.body).toBe(200);
+    const tagged = await t.put(`${path}/tag?langid=de&revisionid=${de.json().revisionid}`, { token: author.token, body: { tag: 'übersetzt' } });
+    expect(tagged.statusCode, tagged.body).toBe(200);
+    expect(tagged.json()).toMatchObject({ langid: 'de', tags: ['übersetzt'] });
+    expect(tagged.json().revisionid).toBeGreaterThan(de.json().revisionid);
+    expect((await t.get(path)).json()).toMatchObject({ revisionid: w.revisionid, tags: ['übersetzt'] });
+    // The source's revisionid is not the translation's: 409 with the translation.
+    expect((await t.put(`${path}/tag?langid=de&revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(409);
   });
 });
 

@@ -139,8 +139,8 @@ export async function buildWorld(options: { config?: Partial<Config> } = {}): Pr
     // One query tells which tokens still work; only those that do not are resolved again.
     const now = t.clock.now();
     const all = Object.values(ids);
-    const live = new Set((await db.selectFrom('tokens').select('token_hash').where('token_hash', 'in', all.map((i) => hashToken(i.token)))
-      .where('revoked_date', 'is', null).where('expires_date', '>', now).execute()).map((r) => r.token_hash));
+    const live = new Set((await db.selectFrom('tokens').innerJoin('users', 'users.userid', 'tokens.userid').select('token_hash').where('token_hash', 'in', all.map((i) => hashToken(i.token)))
+      .where('revoked_date', 'is', null).where('expires_date', '>', now).whereRef('tokens.credentials_version', '=', 'users.credentials_version').execute()).map((r) => r.token_hash));
     for (const id of all) {
       if (!live.has(hashToken(id.token))) id.token = (await issueToken(t.db, t.config, t.clock, id.userid)).token;
     }

@@ -1,0 +1,89 @@
+// Where media files are served, and the signatures that let a browser load one that is
+// not public. An <img> or <video> sends no API token, so every file URL the API hands out
+// carries `?exp=<unix seconds>&sig=<HMAC>`: proof that the server gave this URL, until
+// `exp`, to someone allowed to read the item. The files route serves a signed URL until
+// it expires, and an item that public content shows with or without a signature.
+//
+// `exp` is rounded up to a window of MEDIA_URL_TTL seconds (two windows ahead), so that
+// a URL stays the same within a window (browsers cache it, records stay byte-stable) and
+// works for at least MEDIA_URL_TTL seconds, at most twice that. The key is MEDIA_URL_SECRET
+// or, when unset, a random key kept in DATA_DIR/media-url.key (the same for every process
+// sharing the data folder). Times come from the app's clock.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../../config.js';
+import { systemClock, type Clock } from '../../clock.js';
+
+export type FileKind = 'images' | 'videos' | 'documents';
+
+const clocks = new WeakMap<Config, Clock>();
+const keys = new WeakMap<Config, Buffer>();
+
+/** The clock signatures are made and checked with (the app's; set when the app is built). */
+export function useMediaClock(config: Config, clock: Clock): void {
+  clocks.set(config, clock);
+}
+
+function keyFor(config: Config): Buffer {
+  let key = keys.get(config);
+  if (key) return key;
+  if (config.mediaUrlSecret) {
+    key = Buffer.from(config.mediaUrlSecret, 'utf8');
+  } else {
+    const file = join(config.dataDir, 'media-url.key');
+    try {
+      key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+    } catch {
+      key = randomBytes(32);
+      mkdirSync(config.dataDir, { recursive: true });
+      try {
+        writeFileSync(file, key.toString('base64url'), { mode: 0o600, flag: 'wx' });
+      } catch {
+        // Another process wrote it first: use theirs.
+        key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+      }
+    }
+    if (key.length < 16) throw new Error(`${file} holds no usable key; delete it to make a new one.`);
+  }
+  keys.set(config, key);
+  return key;
+}
+
+function mac(config: Config, kind: FileKind, guid: string, exp: number): string {
+  return createHmac('sha256', keyFor(config)).update(`${kind}/${guid}/${exp}`).digest('base64url').slice(0, 32);
+}
+
+const nowOf = (config: Config) => (clocks.get(config) ?? systemClock).now();
+
+/** `?exp=&sig=` for an item's files: the same for every file of the item within a window. */
+export function signature(config: Config, kind: FileKind, guid: string): string {
+  const ttl = config.mediaUrlTtl;
+  const exp = (Math.floor(nowOf(config) / ttl) + 2) * ttl;
+  return `?exp=${exp}&sig=${mac(config, kind, guid, exp)}`;
+}
+
+/** The seconds a signature has left (0: none, wrong or expired). */
+export function signatureLife(config: Config, kind: FileKind, guid: string, exp: unknown, sig: unknown): number {
+  if (typeof exp !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(exp) || sig.length !== 32) return 0;
+  const left = Number(exp) - nowOf(config);
+  if (left <= 0) return 0;
+  const want = Buffer.from(mac(config, kind, guid, Number(exp)));
+  const got = Buffer.from(sig);
+  return got.length === want.length && timingSafeEqual(got, want) ? left : 0;
+}
+
+/** Where a size variant of an image is served, signed. */
+export function imageVariantUrl(config: Config, guid: string, variant: string): string {
+  return `${config.publicUrl}/files/images/${guid}.${variant}${signature(config, 'images', guid)}`;
+}
+
+/** Where a video encoding (`mp4`, `webm`) or the original (`original`) is served, signed. */
+export function videoFileUrl(config: Config, guid: string, name: string): string {
+  return `${config.publicUrl}/files/videos/${guid}.${name}${signature(config, 'videos', guid)}`;
+}
+
+/** Where a document is served, signed. */
+export function documentFileUrl(config: Config, guid: string): string {
+  return `${config.publicUrl}/files/documents/${guid}.pdf${signature(config, 'documents', guid)}`;
+}

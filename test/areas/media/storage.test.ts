@@ -1,0 +1,124 @@
+// Storage: a per-user quota (originals, size variants and video encodings count), an
+// hourly upload rate (Admins exempt; their own quota), clear 413 and 429 answers that
+// store nothing, and a deleted item's space freed at once, not behind the job queue.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { makeAdmin, makeUser } from '../../helpers/factories.js';
+import { getFile, makeImage, minimalPdf, testVideo, upload } from '../../helpers/factories/media.js';
+import { storageUsed } from '../../../src/areas/media/media.storage.js';
+
+const PDF = minimalPdf();
+
+describe('the storage quota', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { mediaQuotaBytes: PDF.length * 3 + 10 } });
+  });
+  afterAll(() => t.close());
+
+  it('an upload that would pass the quota is a 413 naming it, and stores nothing', async () => {
+    const u = await makeUser(t);
+    for (let i = 0; i < 3; i++) expect((await upload(t, u, PDF, `doc${i}.pdf`)).statusCode).toBe(200);
+    const docs = await t.db.selectFrom('documents').select('documentid').where('userid', '=', u.userid).execute();
+    const res = await upload(t, u, PDF, 'one-too-many.pdf');
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ code: 'quota_exceeded' });
+    expect(res.json().message).toContain(`of your ${PDF.length * 3 + 10} bytes`);
+    expect(await t.db.selectFrom('documents').select('documentid').where('userid', '=', u.userid).execute()).toEqual(docs);
+    // Another user has their own quota.
+    expect((await upload(t, await makeUser(t), PDF, 'mine.pdf')).statusCode).toBe(200);
+  });
+
+  it('Admins have their own quota (none by default)', async () => {
+    const admin = await makeAdmin(t);
+    for (let i = 0; i < 5; i++) expect((await upload(t, admin, PDF, `a${i}.pdf`)).statusCode).toBe(200);
+  });
+
+  it('deleting frees the space at once: the file is gone before any job runs, and the next upload fits', async () => {
+    const u = await makeUser(t);
+    const items = [];
+    for (let i = 0; i < 3; i++) items.push((await upload(t, u, PDF, `d${i}.pdf`)).json());
+    expect((await upload(t, u, PDF, 'full.pdf')).statusCode).toBe(413);
+    const file = join(t.config.dataDir, 'media', 'originals', items[0].guid);
+    expect(existsSync(file)).toBe(true);
+    expect((await t.del(`/user/media/Document/${items[0].id}`, { token: u.token })).statusCode).toBe(204);
+    expect(existsSync(file)).toBe(false);
+    expect((await upload(t, u, PDF, 'fits-again.pdf')).statusCode).toBe(200);
+  });
+});
+
+describe('what counts against the quota', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('image size variants count once they are made', async () => {
+    const u = await makeUser(t);
+    const img = await makeImage(t, u);
+    const before = await storageUsed(t.db, u.userid);
+    expect(before).toBe(img.size);
+    const large = await getFile(t, img.image.image.large);
+    const thumb = await getFile(t, img.image.image.thumbnail);
+    expect(await storageUsed(t.db, u.userid)).toBe(before + large.rawPayload.length + thumb.rawPayload.length);
+    // Served again from the store: counted once.
+    await getFile(t, img.image.image.large);
+    expect(await storageUsed(t.db, u.userid)).toBe(before + large.rawPayload.length + thumb.rawPayload.length);
+  });
+
+  it('video encodings and the poster count, and a full quota refuses the next upload', async () => {
+    const u = await makeUser(t);
+    const data = testVideo('mp4');
+    const item = (await upload(t, u, data, 'clip.mp4')).json();
+    await t.app.jobs.runDue();
+    const encodings = await t.db.selectFrom('video_encodings').select('size').where('videoid', '=', item.id).execute();
+    expect(encodings.length).toBe(2);
+    const poster = await t.db.selectFrom('images').select('size').where('userid', '=', u.userid).executeTakeFirstOrThrow();
+    const used = await storageUsed(t.db, u.userid);
+    expect(used).toBe(data.length + encodings.reduce((n, e) => n + e.size, 0) + poster.size);
+    const tight = await buildTestApp({ config: { mediaQuotaBytes: used } });
+    try {
+      const v = await makeUser(tight);
+      expect((await upload(tight, v, data, 'clip.mp4')).statusCode).toBe(200);
+      await tight.app.jobs.runDue();
+      const res = await upload(tight, v, PDF, 'small.pdf');
+      expect(res.statusCode).toBe(413);
+      expect(res.json().message).toContain(`take ${used} of your ${used} bytes`);
+    } finally {
+      await tight.close();
+    }
+  });
+});
+
+describe('the upload rate', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { mediaUploadsPerHour: 3 } });
+  });
+  afterAll(() => t.close());
+
+  it('past the hourly number of uploads: 429 with Retry-After, nothing stored; an hour later it works again', async () => {
+    const u = await makeUser(t);
+    // A refused upload stores nothing and does not count.
+    expect((await upload(t, u, 'not a file of any accepted kind', 'x.txt')).statusCode).toBe(422);
+    expect(await t.db.selectFrom('media_uploads').select('uploadid').where('userid', '=', u.userid).execute()).toEqual([]);
+    for (let i = 0; i < 3; i++) expect((await upload(t, u, PDF, `r${i}.pdf`)).statusCode).toBe(200);
+    t.clock.advance(600);
+    const res = await upload(t, u, PDF, 'r3.pdf');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ code: 'rate_limited' });
+    expect(res.json().message).toContain('3 files an hour');
+    expect(res.headers['retry-after']).toBe(String(3600 - 600));
+    expect(await t.db.selectFrom('documents').select('documentid').where('userid', '=', u.userid).execute()).toHaveLength(3);
+    t.clock.advance(3000);
+    expect((await upload(t, u, PDF, 'r4.pdf')).statusCode).toBe(200);
+  });
+
+  it('Admins are not rate limited', async () => {
+    const admin = await makeAdmin(t);
+    for (let i = 0; i < 5; i++) expect((await upload(t, admin, PDF, `adm${i}.pdf`)).statusCode).toBe(200);
+  });
+});

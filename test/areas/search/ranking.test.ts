@@ -1,0 +1,81 @@
+// The one ranking of /suggest and /users/search (src/db/search.ts), asserted as exact
+// orders: the same expectations run on SQLite and on PostgreSQL (TEST_DATABASE_URL), so
+// both databases give the same results in the same order.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
+import { makePublishedGuide } from '../../helpers/factories/guides.js';
+import { enc, makeWiki } from '../../helpers/factories/wikis.js';
+
+let t: TestApp;
+let author: TestUser;
+beforeAll(async () => {
+  t = await buildTestApp();
+  author = await makeAuthor(t);
+});
+afterAll(() => t.close());
+
+type Hit = [string, number];
+async function suggest(query: string): Promise<Hit[]> {
+  const res = await t.get(`/suggest/${enc(query)}`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().results.map((r: { dataType: string; guideid?: number; wikiid?: number }) => [r.dataType, r.dataType === 'guide' ? r.guideid! : r.wikiid!]);
+}
+const users = async (query: string, params = '') => {
+  const res = await t.get(`/users/search/${enc(query)}${params}`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().map((u: { userid: number }) => u.userid);
+};
+
+describe('suggest: tier, title length, title by code point, then type and id', () => {
+  it('orders every kind of tie the same way on both databases', async () => {
+    // Tier 0, equal titles: guides before the wiki (type), guides by id. Some guide gets an id above the wiki's.
+    const kitWiki = await makeWiki(t, author, { title: 'Quillon kit' });
+    const kitGuides = [await makePublishedGuide(t, author, 0, { title: 'Quillon kit' })];
+    while (kitGuides[kitGuides.length - 1].guideid <= kitWiki.wikiid) kitGuides.push(await makePublishedGuide(t, author, 0, { title: 'Quillon kit' }));
+    // Tier 0, same length: code point order ('B' before 'a'), whatever the database's collation.
+    const lower = await makeWiki(t, author, { title: 'quillon alfa' });
+    const upper = await makeWiki(t, author, { title: 'Quillon Beta' });
+    // Tier 1: every word starts a title word, not at its start; shorter first, whatever the word count.
+    const twice = await makeWiki(t, author, { title: 'Big quillon quillon' });
+    const once = await makeWiki(t, author, { title: 'A quillon' });
+    // Tier 2: in the body only; shorter titles first, however often the word occurs.
+    const often = await makeWiki(t, author, { title: 'Longer page', contents: 'quillon quillon quillon quillon' });
+    const rare = await makeWiki(t, author, { title: 'Page', contents: 'One quillon.' });
+
+    expect(await suggest('quillon')).toEqual([
+      ...kitGuides.map((g): Hit => ['guide', g.guideid]), ['wiki', kitWiki.wikiid],
+      ['wiki', upper.wikiid], ['wiki', lower.wikiid],
+      ['wiki', once.wikiid], ['wiki', twice.wikiid],
+      ['wiki', rare.wikiid], ['wiki', often.wikiid],
+    ]);
+    // Case does not change the tier.
+    expect(await suggest('QUILLON')).toEqual(await suggest('quillon'));
+  });
+
+  it('matching is case-insensitive and diacritic-sensitive on both databases', async () => {
+    const lock = await makeWiki(t, author, { title: 'Écluse du quai' });
+    expect(await suggest('écluse')).toEqual([['wiki', lock.wikiid]]);
+    expect(await suggest('ecluse')).toEqual([]);
+    expect(await suggest('quai écl')).toEqual([['wiki', lock.wikiid]]);
+  });
+});
+
+describe('user search: the same ranking', () => {
+  it('tier, name length, name by code point, then userid', async () => {
+    const tied = [await makeUser(t, { username: 'Zorbel Gamma' }), await makeUser(t, { username: 'Zorbel Gamma' })];
+    const lowerName = await makeUser(t, { username: 'zorbel alfa' });
+    const upperName = await makeUser(t, { username: 'Zorbel Beta' });
+    const joined = await makeUser(t, { username: 'Zorbelkin' });
+    const repeated = await makeUser(t, { username: 'Bo Zorbel Zorbel Zorbel' });
+    const single = await makeUser(t, { username: 'Ann Zorbel' });
+    const handle = await makeUser(t, { username: 'Nobody', unique_username: 'zorbel_handle' });
+    const expected = [
+      joined.userid, upperName.userid, lowerName.userid, tied[0].userid, tied[1].userid,
+      single.userid, repeated.userid,
+      handle.userid,
+    ];
+    expect(await users('zorbel')).toEqual(expected);
+    expect(await users('zorbel', '?offset=3&limit=2')).toEqual(expected.slice(3, 5));
+  });
+});
