@@ -78,10 +78,10 @@ describe('response formats', () => {
   it('an image record in XML keeps its size names', async () => {
     const { makeImage } = await import('../../helpers/factories/media.js');
     const img = await makeImage(t, admin);
-    const xml = await t.get(`/media/images/${img.id}?format=xml`);
+    const xml = await t.get(`/media/images/${img.id}?format=xml`, { token: admin.token });
     expect(xml.statusCode).toBe(200);
     expect(xml.body).toContain('<item key="140x105">');
-    expect(fromXml(xml.body)).toEqual(JSON.parse(JSON.stringify((await t.get(`/media/images/${img.id}`)).json(), (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x))));
+    expect(fromXml(xml.body)).toEqual(JSON.parse(JSON.stringify((await t.get(`/media/images/${img.id}`, { token: admin.token })).json(), (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x))));
   });
 
   it('errors have one shape, with no stack trace', async () => {
