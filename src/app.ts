@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Kysely } from 'kysely';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,11 +14,12 @@ import type { Database } from './db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
 import { registerOutputFormats } from './http/output.js';
-import { registerBodyParsers, registerTextGuards } from './http/body.js';
+import { digitStringsToIntegers, registerBodyParsers, registerTextGuards } from './http/body.js';
 import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
+import { connectionOptions } from './http/connections.js';
 import { applySecurityHeaders, registerSecurityHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
@@ -47,7 +48,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(part: 'body' | 'other') {
   // Query strings and paths arrive as text, so they are coerced; bodies are JSON and a
-  // wrong type there is the client's mistake, reported as 422.
+  // wrong type there is the client's mistake, reported as 422 (except ids sent as strings
+  // of digits: `digitStringsToIntegers`).
   const ajv = new Ajv({
     coerceTypes: part === 'body' ? false : 'array',
     useDefaults: true,
@@ -61,6 +63,27 @@ function makeAjv(part: 'body' | 'other') {
   return ajv;
 }
 
+/**
+ * Ajv's coercion turns `1e309` into Infinity and then skips the range check (`?limit=1e309`
+ * passed `maximum: 200` and reached the database): a query or path value that coerced to
+ * a number that is not finite is refused, naming the parameter.
+ */
+function withFiniteNumbers(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    let ok = validate(data) as boolean;
+    checked.errors = validate.errors;
+    if (ok && data && typeof data === 'object') {
+      const bad = Object.entries(data).filter(([, v]) => [v].flat().some((x) => typeof x === 'number' && !Number.isFinite(x)));
+      if (bad.length) {
+        ok = false;
+        checked.errors = bad.map(([k]) => ({ instancePath: `/${k}`, schemaPath: '#/maximum', keyword: 'maximum', params: {}, message: 'must be a finite number' }));
+      }
+    }
+    return ok;
+  }) as ValidateFunction;
+  return checked;
+}
+
 export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider']>;
 
 export async function buildApp(options: BuildAppOptions) {
@@ -72,6 +95,7 @@ export async function buildApp(options: BuildAppOptions) {
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...connectionOptions(config),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Malformed URLs (bad percent-encoding, an overlong parameter) are refused by the
     // router before any route; they get the one error shape too.
@@ -85,7 +109,19 @@ export async function buildApp(options: BuildAppOptions) {
 
   const ajvBody = makeAjv('body');
   const ajvOther = makeAjv('other');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? ajvBody : ajvOther).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return withFiniteNumbers(ajvOther.compile(schema));
+    const validate = ajvBody.compile(schema);
+    // Ids sent as strings of digits are read as the integers the schema takes.
+    const withDigits = (data: unknown) => {
+      digitStringsToIntegers(schema as Record<string, unknown>, data);
+      const ok = validate(data);
+      withDigits.errors = validate.errors;
+      return ok;
+    };
+    withDigits.errors = null as typeof validate.errors;
+    return withDigits;
+  });
 
   app.decorate('db', handle.db);
   app.decorate('dbHandle', handle);
@@ -102,7 +138,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerBodyParsers(app, config.bodyLimit);
   registerTextGuards(app);
   registerOutputFormats(app);
-  registerOps(app, handle);
+  registerOps(app, handle, config.metricsToken);
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,

@@ -39,6 +39,12 @@ export interface Config {
   mailFrom: string;
   /** Largest JSON body accepted, in bytes. */
   bodyLimit: number;
+  /** Longest a request (headers and body) may take to arrive, in ms; 0: no limit. */
+  requestTimeoutMs: number;
+  /** Longest the request headers may take to arrive, in ms (never more than requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** How often the server looks for requests past those timeouts, in ms. */
+  timeoutCheckIntervalMs: number;
   /** How often the job worker polls for due work, in milliseconds; 0 disables the worker. */
   jobPollMs: number;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
@@ -53,6 +59,16 @@ export interface Config {
   mediaMaxImageBytes: number;
   /** Largest document (PDF) upload, in bytes (never more than mediaMaxBytes). */
   mediaMaxDocumentBytes: number;
+  /** Image tasks (upload checks, size variants, edits) run at once, per process. */
+  imageConcurrency: number;
+  /** Image tasks that may wait for a turn; beyond: 429 busy. */
+  imageQueueSize: number;
+  /** Largest image decoded (width x height). */
+  imageMaxPixels: number;
+  /** Largest image an edit may produce (width x height). */
+  imageMaxEditPixels: number;
+  /** Bearer token that may read /metrics; empty: loopback callers only. */
+  metricsToken: string;
   /** The key of signed media URLs (HMAC); empty: a random key kept in DATA_DIR/media-url.key. */
   mediaUrlSecret: string;
   /** How long a signed media URL works at least, in seconds (at most twice as long). */
@@ -106,6 +122,17 @@ function int(name: string, value: string | undefined, fallback: number): number 
   return n;
 }
 
+/** Node refuses a headers timeout longer than the request timeout; 0 (no limit) is not checked by the server. */
+function requestTimeouts(env: NodeJS.ProcessEnv) {
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 120_000);
+  const headers = Math.max(1, int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 20_000));
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs: requestTimeoutMs > 0 ? Math.min(headers, requestTimeoutMs) : headers,
+    timeoutCheckIntervalMs: Math.max(1, int('TIMEOUT_CHECK_INTERVAL_MS', env.TIMEOUT_CHECK_INTERVAL_MS, 5_000)),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int('PORT', env.PORT, 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -138,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTransport: env.MAIL_TRANSPORT || 'log',
     mailFrom: env.MAIL_FROM || 'Content Platform <no-reply@localhost>',
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
+    ...requestTimeouts(env),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
     jobConcurrency: {
@@ -149,6 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaMaxBytes: int('MEDIA_MAX_BYTES', env.MEDIA_MAX_BYTES, 200 * 1024 * 1024),
     mediaMaxImageBytes: int('MEDIA_MAX_IMAGE_BYTES', env.MEDIA_MAX_IMAGE_BYTES, 30 * 1024 * 1024),
     mediaMaxDocumentBytes: int('MEDIA_MAX_DOCUMENT_BYTES', env.MEDIA_MAX_DOCUMENT_BYTES, 50 * 1024 * 1024),
+    imageConcurrency: Math.max(1, int('IMAGE_CONCURRENCY', env.IMAGE_CONCURRENCY, 2)),
+    imageQueueSize: int('IMAGE_QUEUE_SIZE', env.IMAGE_QUEUE_SIZE, 16),
+    imageMaxPixels: Math.max(1, int('IMAGE_MAX_PIXELS', env.IMAGE_MAX_PIXELS, 120_000_000)),
+    imageMaxEditPixels: Math.max(1, int('IMAGE_MAX_EDIT_PIXELS', env.IMAGE_MAX_EDIT_PIXELS, 40_000_000)),
+    metricsToken: env.METRICS_TOKEN || '',
     mediaUrlSecret: env.MEDIA_URL_SECRET || '',
     // A cached guide record holds signed URLs: they must outlive it.
     mediaUrlTtl: Math.max(1, guideCacheTtl, int('MEDIA_URL_TTL', env.MEDIA_URL_TTL, 3600)),

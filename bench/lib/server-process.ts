@@ -34,6 +34,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** The variables a child process needs from the system (finding programs, temp files, locale). */
+const SYSTEM_VARIABLES = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT', 'SystemRoot'];
+
+function systemEnvironment(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of SYSTEM_VARIABLES) if (process.env[k] !== undefined) out[k] = process.env[k]!;
+  return out;
+}
+
 /**
  * Starts the server on `databaseUrl`. `built`: run the compiled build (`node dist/server.js`,
  * what production runs; `npm run build` first) instead of the TypeScript sources; `nodeArgs`
@@ -41,13 +50,17 @@ export interface ServerProcess {
  */
 export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number; built?: boolean; nodeArgs?: string[] }): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
+  // The child's environment is set here, not inherited: a caller's ADMIN_EMAIL,
+  // ADMIN_PASSWORD, DATABASE_URL, PORT or any other setting must not reach it. Only what
+  // the system needs to run programs passes.
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...systemEnvironment(),
     NODE_ENV: 'production',
     DATABASE_URL: options.databaseUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ADMIN_EMAIL: 'admin@example.com',
     ADMIN_PASSWORD: SERVER_PASSWORD,
     PASSWORD_HASH_COST: '4',
     LOGIN_RATE_LIMIT: '1000000',
@@ -56,10 +69,6 @@ export async function startServer(options: { databaseUrl: string; port?: number;
     ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
     ...options.env,
   };
-  delete env.TEST_DATABASE_URL;
-  delete env.VITEST;
-  delete env.VITEST_POOL_ID;
-  delete env.VITEST_WORKER_ID;
   const args = [...(options.nodeArgs ?? []), ...(options.built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

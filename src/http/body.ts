@@ -32,6 +32,72 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number) {
   });
 }
 
+type Schema = Record<string, any>;
+
+const DIGITS = /^\d{1,16}$/;
+
+/** The types a schema admits, through anyOf/oneOf (TypeBox's Union and Nullable). */
+function typesOf(schema: Schema): Set<string> {
+  const out = new Set<string>();
+  const stack = [schema];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (Array.isArray(s.type)) s.type.forEach((t: string) => out.add(t));
+    else if (typeof s.type === 'string') out.add(s.type);
+    for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[k])) stack.push(...s[k]);
+  }
+  return out;
+}
+
+/** The branch of a schema that describes an object, or an array (a Union's member). */
+function branch(schema: Schema, type: 'object' | 'array'): Schema | undefined {
+  if (schema.type === type || (type === 'object' && schema.properties)) return schema;
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const s of schema[k] ?? []) {
+      const b = branch(s, type);
+      if (b) return b;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Ids sent as strings: clients of this API's lineage send every id in a JSON body as a
+ * string (`{"guideid": "1"}`). Wherever the body's schema takes an integer and not a
+ * string, a string of digits that is a safe integer becomes that integer before
+ * validation; anything else is left for the validator to refuse (422). Iterative: bodies
+ * may be deep.
+ */
+export function digitStringsToIntegers(schema: Schema, body: unknown): void {
+  const stack: Array<[Schema, unknown]> = [[schema, body]];
+  while (stack.length) {
+    const [s, v] = stack.pop()!;
+    if (!Array.isArray(v) && !isData(v)) continue;
+    const slot = (sub: Schema | undefined, holder: any, key: string | number) => {
+      if (!sub || typeof sub !== 'object') return;
+      const x = holder[key];
+      if (typeof x === 'string') {
+        if (DIGITS.test(x) && Number.isSafeInteger(Number(x))) {
+          const types = typesOf(sub);
+          if (types.has('integer') && !types.has('string')) holder[key] = Number(x);
+        }
+      } else if (x !== null && typeof x === 'object') stack.push([sub, x]);
+    };
+    if (Array.isArray(v)) {
+      const arr = branch(s, 'array');
+      const items = arr?.items;
+      if (items && typeof items === 'object' && !Array.isArray(items)) for (let i = 0; i < v.length; i++) slot(items, v, i);
+    } else {
+      const obj = branch(s, 'object');
+      if (!obj) continue;
+      for (const key of Object.keys(v)) {
+        const sub = Object.hasOwn(obj.properties ?? {}, key) ? obj.properties[key] : typeof obj.additionalProperties === 'object' ? obj.additionalProperties : undefined;
+        slot(sub, v, key);
+      }
+    }
+  }
+}
+
 /** Data to look into: parsed JSON, query and path objects; not streams (an upload's body), buffers or emitters. */
 function isData(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') return false;

@@ -1,17 +1,27 @@
 // The OpenAPI 3 document, built from the route schemas, at /api/2.0/openapi.json, and
 // an API reference page at /api/2.0/docs served from local files (works offline).
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { docsCsp } from './security.js';
 
+const API_NAME = 'Content Platform REST API';
+const API_VERSION = '2.0';
+
 export async function registerOpenApi(app: FastifyInstance, basePath: string, publicUrl: string) {
+  // swagger-ui redirects `static/index.html` to the page by a pattern that misses a query
+  // string, so `static/index.html?x` redirected to itself forever: one hop to the page.
+  const staticIndex = `${basePath}/docs/static/index.html`;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith(staticIndex) && request.url.split('?')[0] === staticIndex) return reply.redirect(`${basePath}/docs/`);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: {
-        title: 'Content Platform REST API',
-        version: '2.0',
+        title: API_NAME,
+        version: API_VERSION,
         description:
           'Guides, wikis, comments, users and teams, media, approvals, courses and more. ' +
           'Authenticate with `Authorization: api <token>` (from `POST /user/token`). Errors share one shape ' +
@@ -36,5 +46,20 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
     transformStaticCSP: docsCsp,
     uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as any,
   });
+  // Written with its slash, so that the OpenAPI document names it `/` (both forms answer).
+  app.get(`${basePath}/`, {
+    config: { auth: 'none' },
+    schema: {
+      summary: 'What this server is, and where its reference and OpenAPI document are (extension)',
+      tags: ['Index'],
+      response: {
+        200: Type.Object({
+          name: Type.String(),
+          version: Type.String(),
+          links: Type.Object({ reference: Type.String(), openapi: Type.String() }),
+        }, { additionalProperties: false }),
+      },
+    },
+  }, async () => ({ name: API_NAME, version: API_VERSION, links: { reference: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` } }));
   app.get(`${basePath}/openapi.json`, { schema: { hide: true }, config: { auth: 'none' } }, async () => app.swagger());
 }

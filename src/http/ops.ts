@@ -1,11 +1,31 @@
 // For operators, outside /api/2.0: liveness, readiness and Prometheus metrics.
-import type { FastifyInstance } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/database.js';
 import { isMigrated } from '../db/migrate.js';
+import { forbidden, unauthorized } from './errors.js';
 
-export function registerOps(app: FastifyInstance, handle: DatabaseHandle) {
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Who may read /metrics (login and upload counts, memory, handles): with METRICS_TOKEN
+ * set, whoever sends `Authorization: Bearer <token>`; without it, callers on the loopback
+ * interface only (the server listens on every interface by default).
+ */
+export function checkMetricsAccess(request: FastifyRequest, token: string) {
+  if (token) {
+    const m = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '');
+    if (!m || !timingSafeEqual(digest(m[1]), digest(token))) throw unauthorized('/metrics needs `Authorization: Bearer <METRICS_TOKEN>`.');
+    return;
+  }
+  // The socket's address: X-Forwarded-For is not trusted.
+  if (!LOOPBACK.test(request.socket.remoteAddress ?? '')) throw forbidden('/metrics is served to the loopback interface only; set METRICS_TOKEN to read it from elsewhere.');
+}
+
+export function registerOps(app: FastifyInstance, handle: DatabaseHandle, metricsToken: string) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Histogram({
@@ -44,7 +64,8 @@ export function registerOps(app: FastifyInstance, handle: DatabaseHandle) {
       return reply.status(503).send({ status: 'database unreachable' });
     }
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    checkMetricsAccess(request, metricsToken);
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

@@ -2,9 +2,6 @@
 // reads the body only on that value), `?pretty` indents, `?format=xml` or
 // `Accept: application/xml` turns a GET's JSON into XML.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { XMLBuilder } from 'fast-xml-parser';
-
-const xml = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false });
 
 function queryOf(url: string): URLSearchParams | null {
   const i = url.indexOf('?');
@@ -18,27 +15,65 @@ export function wantsXml(request: FastifyRequest, query: URLSearchParams | null)
   return typeof accept === 'string' && /\b(application|text)\/xml\b/.test(accept) && !/^\s*application\/json/.test(accept);
 }
 
-const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+// A key becomes the element's name when it is an XML name (and not reserved: `xml...`),
+// and not a name every JavaScript object has (XML readers refuse `<__proto__>`).
+const XML_NAME = /^(?![Xx][Mm][Ll])[A-Za-z_][\w.-]*$/;
+const OBJECT_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+const asElementName = (key: string) => XML_NAME.test(key) && !OBJECT_NAMES.has(key);
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** JSON to a shape the XML builder writes well: arrays as <item> lists, safe element names. */
-function toXmlValue(value: unknown): unknown {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.length ? { item: value.map(toXmlValue) } : '';
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[XML_NAME.test(k) ? k : `_${k.replace(/[^A-Za-z0-9_.-]/g, '_')}`] = toXmlValue(v);
-    return out;
-  }
-  // The builder escapes & < > " ' itself (escaping here too gave "&amp;lt;" for "<"); text
-  // XML 1.0 cannot carry (control characters, lone surrogates) becomes U+FFFD.
-  if (typeof value === 'string') return value.replace(XML_INVALID, '\ufffd');
-  return value;
+/** Text XML 1.0 can carry (control characters and lone surrogates become U+FFFD), escaped. */
+function xmlText(value: string): string {
+  return value.replace(XML_INVALID, '\ufffd').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/**
+ * JSON as XML, every name recoverable and every value distinguishable (README, "Output
+ * formats"): a key that is an XML name is the element's name (`<title>`); any other key
+ * (`Barcode Scanner`, `140x105`, `__proto__`, `toString`) is `<item key="...">`; an array is
+ * `type="array"` with an `<item>` per element; an object with no fields `type="object"`;
+ * null `nil="true"`; a string, number or boolean its text (`""`: an empty element).
+ * Iterative, so any depth of data is written.
+ */
 export function toXml(value: unknown): string {
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml.build({ response: toXmlValue(value) });
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  // Each entry: text to write as it is, or an element to open.
+  const stack: Array<string | { name: string; key?: string; value: unknown }> = [{ name: 'response', value }];
+  while (stack.length) {
+    const next = stack.pop()!;
+    if (typeof next === 'string') {
+      out.push(next);
+      continue;
+    }
+    const { name, key, value: v } = next;
+    let open = `<${name}${key === undefined ? '' : ` key="${xmlText(key)}"`}`;
+    if (v === null || v === undefined) {
+      out.push(`${open} nil="true"/>`);
+    } else if (Array.isArray(v)) {
+      open += ' type="array"';
+      if (v.length === 0) out.push(`${open}/>`);
+      else {
+        out.push(`${open}>`);
+        stack.push(`</${name}>`);
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ name: 'item', value: v[i] });
+      }
+    } else if (typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>);
+      if (entries.length === 0) out.push(`${open} type="object"/>`);
+      else {
+        out.push(`${open}>`);
+        stack.push(`</${name}>`);
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [k, x] = entries[i];
+          stack.push(asElementName(k) ? { name: k, value: x } : { name: 'item', key: k, value: x });
+        }
+      }
+    } else {
+      out.push(`${open}>${xmlText(String(v))}</${name}>`);
+    }
+  }
+  return out.join('');
 }
 
 export function registerOutputFormats(app: FastifyInstance) {

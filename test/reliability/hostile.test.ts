@@ -305,6 +305,88 @@ async function rawStatus(port: number, text: string): Promise<number> {
   return Number(/^HTTP\/1\.[01] (\d{3})/.exec(out)?.[1] ?? 0);
 }
 
+describe('slow requests', () => {
+  // Socket timeouts run on the wall clock; the app under test has short ones so that the
+  // case takes about a second. Before the limits, both requests held their connection open.
+  const LIMITS = { requestTimeoutMs: 1000, headersTimeoutMs: 500, timeoutCheckIntervalMs: 100 };
+
+  /** Sends `head` at once, then one byte of `trickle` every 200 ms; what came back within 5 s, and when. */
+  function trickle(port: number, head: string, drip: string): Promise<{ out: string; ms: number }> {
+    return new Promise((res, rej) => {
+      const started = Date.now();
+      const s = connect(port, '127.0.0.1', () => s.write(head));
+      let out = '';
+      let i = 0;
+      const timer = setInterval(() => { if (i < drip.length && s.writable) s.write(drip[i++]); }, 200);
+      const done = () => { clearInterval(timer); clearTimeout(cap); res({ out, ms: Date.now() - started }); };
+      const cap = setTimeout(() => { s.destroy(); }, 5000);
+      s.on('data', (d) => { out += d.toString('latin1'); });
+      s.on('close', done);
+      s.on('error', (e) => { if (!out) rej(e); });
+    });
+  }
+
+  it('a body or headers trickling in are cut off with 408 in the error shape, and the server stays up', async () => {
+    const { buildTestApp } = await import('../helpers/app.js');
+    const slow = await buildTestApp({ config: LIMITS });
+    try {
+      await slow.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (slow.app.server.address() as { port: number }).port;
+      const body = JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(60) });
+      const cases = [
+        // Headers complete, the body a byte at a time.
+        trickle(port, `POST ${BASE_PATH}/user/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body),
+        // The headers themselves a byte at a time.
+        trickle(port, `GET ${BASE_PATH}/guides HTTP/1.1\r\n`, 'X-Slow: ' + 'a'.repeat(40)),
+      ];
+      for (const { out, ms } of await Promise.all(cases)) {
+        expect(out).toMatch(/^HTTP\/1\.1 408 /);
+        expect(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: true, code: 'request_timeout' });
+        expect(ms).toBeLessThan(4000);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('image work under load', () => {
+  it('a full image queue answers 429 busy with Retry-After on every image route, stores nothing, and frees up', async () => {
+    const { imageQueue } = await import('../../src/areas/media/image-queue.js');
+    const { default: sharp } = await import('sharp');
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 90, b: 200 } } }).png().toBuffer();
+    const up = (name: string) => send('POST', `${BASE_PATH}/user/media/uploads?file=${name}`, { token: ids.user.token, payload: png, headers: { 'content-type': 'application/octet-stream' } });
+    const first = await up('queue.png');
+    expect(first.statusCode, first.body).toBe(200);
+    const item = json(first);
+    const medium = String(item.image.image.medium).replace(t.config.publicUrl, '');
+    // Every place taken, running and waiting, as the configured sizes say.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const held = Array.from({ length: t.config.imageConcurrency + t.config.imageQueueSize }, () => imageQueue.run(() => gate));
+    const before = await checksum(world.db);
+    try {
+      const answers = [
+        await up('busy.png'),
+        await t.app.inject({ method: 'GET', url: medium }),
+        await send('POST', `${BASE_PATH}/user/media/images/edits`, { token: ids.user.token, body: { imageid: item.id, crop: { x: 0, y: 0, width: 1, height: 1 } } }),
+      ];
+      for (const res of answers) {
+        expect(res.statusCode, res.body).toBe(429);
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+        expect(checkErrorBody(res.statusCode, res.headers, res.body)).toEqual([]);
+        expect(json(res).code).toBe('busy');
+      }
+      expect(changedTables(before, await checksum(world.db))).toEqual([]);
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    expect((await t.app.inject({ method: 'GET', url: medium })).statusCode).toBe(200);
+  });
+});
+
 describe('path traversal', () => {
   const FILE_MARKERS = /root:x:0:0|"devDependencies"|\[boot loader\]|BEGIN (RSA|OPENSSH) PRIVATE KEY/;
   it('traversal in raw request paths serves no file from outside, on every route prefix', async () => {

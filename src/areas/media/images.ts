@@ -4,6 +4,9 @@
 import sharp, { type Sharp } from 'sharp';
 import exifReader from 'exif-reader';
 import type { ImageVariant } from './image-object.js';
+import type { Config } from '../../config.js';
+import { invalidField } from '../../http/errors.js';
+import { imageQueue } from './image-queue.js';
 
 sharp.cache(false);
 
@@ -26,8 +29,22 @@ export const VARIANT_BOXES: Record<Exclude<ImageVariant, 'original'>, { width: n
 
 /** Largest width and height accepted for an upload. */
 export const MAX_IMAGE_SIDE = 16_000;
-/** Pixel budget for decoding (guards against decompression bombs). */
-export const MAX_IMAGE_PIXELS = 120_000_000;
+
+/** Pixel budgets of image work; process-wide, like the queue (`configureImageWork`). */
+const limits = {
+  /** Largest image decoded at all (sharp's limitInputPixels: guards against decompression bombs). */
+  inputPixels: 120_000_000,
+  /** Largest image an edit may produce (its memory grows with it). */
+  editPixels: 40_000_000,
+};
+
+/** Applies the settings of image work: the queue's sizes and the pixel budgets. */
+export function configureImageWork(config: Pick<Config, 'imageConcurrency' | 'imageQueueSize' | 'imageMaxPixels' | 'imageMaxEditPixels'>) {
+  imageQueue.concurrency = Math.max(1, config.imageConcurrency);
+  imageQueue.waiting = config.imageQueueSize;
+  limits.inputPixels = config.imageMaxPixels;
+  limits.editPixels = config.imageMaxEditPixels;
+}
 
 /** The dimensions a variant of a `width` x `height` image has. */
 export function variantSize(variant: ImageVariant, width: number, height: number): { width: number; height: number } {
@@ -51,19 +68,21 @@ function encode(img: Sharp, format: 'jpeg' | 'png' | 'webp') {
   return img.png({ compressionLevel: 6 });
 }
 
-const input = (path: string | Buffer) => sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'error' });
+const input = (path: string | Buffer) => sharp(path, { limitInputPixels: limits.inputPixels, failOn: 'error' });
 
-/** Makes one variant of the original at `path`. */
+/** Makes one variant of the original at `path` (in the image queue). */
 export async function makeVariant(path: string, mime: string, variant: Exclude<ImageVariant, 'original'>, width: number, height: number): Promise<Buffer> {
   const size = variantSize(variant, width, height);
   const box = VARIANT_BOXES[variant];
-  const img = input(path).rotate().resize(size.width, size.height, { fit: box.fit === 'cover' ? 'cover' : 'fill', position: 'centre' });
-  return encode(img, variantFormat(mime).format).toBuffer();
+  return imageQueue.run(() => {
+    const img = input(path).rotate().resize(size.width, size.height, { fit: box.fit === 'cover' ? 'cover' : 'fill', position: 'centre' });
+    return encode(img, variantFormat(mime).format).toBuffer();
+  });
 }
 
-/** The original turned upright (for originals stored with an EXIF orientation). */
+/** The original turned upright (for originals stored with an EXIF orientation; in the image queue). */
 export async function uprightOriginal(path: string, mime: string): Promise<Buffer> {
-  return encode(input(path).rotate(), variantFormat(mime).format).toBuffer();
+  return imageQueue.run(() => encode(input(path).rotate(), variantFormat(mime).format).toBuffer());
 }
 
 export interface ImageInfo {
@@ -76,12 +95,16 @@ export interface ImageInfo {
   exif?: Buffer;
 }
 
-/** Reads an image's header; throws when it is not a readable image. */
+/** Reads an image's header (in the image queue); throws when it is not a readable image. */
 export async function readImageInfo(path: string): Promise<ImageInfo> {
+  return imageQueue.run(() => readImageInfoNow(path));
+}
+
+async function readImageInfoNow(path: string): Promise<ImageInfo> {
   const m = await input(path).metadata();
   if (!m.width || !m.height || !m.format) throw new Error('not an image');
-  if (m.width * m.height > MAX_IMAGE_PIXELS || m.width > MAX_IMAGE_SIDE || m.height > MAX_IMAGE_SIDE) {
-    throw new RangeError(`The image is ${m.width}x${m.height}; images may be at most ${MAX_IMAGE_SIDE} pixels wide and high and ${MAX_IMAGE_PIXELS / 1_000_000} megapixels.`);
+  if (m.width * m.height > limits.inputPixels || m.width > MAX_IMAGE_SIDE || m.height > MAX_IMAGE_SIDE) {
+    throw new RangeError(`The image is ${m.width}x${m.height}; images may be at most ${MAX_IMAGE_SIDE} pixels wide and high and ${megapixels(limits.inputPixels)} megapixels.`);
   }
   // Decode a little to be sure the file is not just a plausible header.
   await input(path).resize(8, 8, { fit: 'inside' }).raw().toBuffer();
@@ -121,7 +144,8 @@ export function exifRecord(o: { filename: string; date: number; size: number; mi
     }
   }
   const sections: string[] = [];
-  const tags: Record<string, unknown> = {};
+  // Keyed by the file's tag names: no prototype, so no name is special.
+  const tags: Record<string, unknown> = Object.create(null);
   const take = (section: Record<string, unknown> | undefined, name: string) => {
     if (!section) return;
     let any = false;
@@ -184,8 +208,9 @@ export const MARKUP_COLORS: Record<string, string> = {
 /** `#rrggbb` for a named or hex colour, or null when it is neither. */
 export function markupColor(c: string | undefined): string | null {
   if (c === undefined) return MARKUP_COLORS.red;
-  const named = MARKUP_COLORS[c.toLowerCase()];
-  if (named) return named;
+  const name = c.toLowerCase();
+  // Own names only: `constructor` is not a colour.
+  if (Object.hasOwn(MARKUP_COLORS, name)) return MARKUP_COLORS[name];
   if (/^#[0-9a-f]{6}$/i.test(c)) return c.toLowerCase();
   if (/^#[0-9a-f]{3}$/i.test(c)) return ('#' + c.slice(1).split('').map((x) => x + x).join('')).toLowerCase();
   return null;
@@ -232,11 +257,26 @@ export function markupSvg(markup: Markup, crop: Crop, fullWidth: number, fullHei
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${crop.width}" height="${crop.height}" viewBox="0 0 ${crop.width} ${crop.height}">${parts.join('')}</svg>`;
 }
 
-/** Crops the (upright) original at `path` and draws the markup; answers the new file. */
+const megapixels = (pixels: number) => Math.round(pixels / 100_000) / 10;
+
+/**
+ * Crops the (upright) original at `path` and draws the markup; answers the new file. An
+ * edit producing more than the edit budget of pixels is a 422 (crop); the work runs in
+ * the image queue.
+ */
 export async function renderEdit(path: string, mime: string, width: number, height: number, crop: Crop | undefined, markup: Markup | undefined): Promise<{ data: Buffer; mime: string }> {
   const area = crop ?? { x: 0, y: 0, width, height };
-  // Turn upright first, then cut (sharp applies extract before rotate within one pipeline).
-  const upright = await input(path).rotate().png().toBuffer();
+  if (area.width * area.height > limits.editPixels) {
+    throw invalidField('crop', `An edit may produce at most ${megapixels(limits.editPixels)} megapixels; ${area.width}x${area.height} is ${megapixels(area.width * area.height)}. Crop a smaller part of the image.`, 'out_of_range');
+  }
+  return imageQueue.run(() => renderEditNow(path, mime, width, height, area, markup));
+}
+
+async function renderEditNow(path: string, mime: string, width: number, height: number, area: Crop, markup: Markup | undefined): Promise<{ data: Buffer; mime: string }> {
+  // Turn upright first, then cut (sharp applies extract before rotate within one pipeline);
+  // an upright original is cut straight from the file, without a full-size copy.
+  const orientation = (await input(path).metadata()).orientation ?? 1;
+  const upright = orientation > 1 ? await input(path).rotate().png({ compressionLevel: 1 }).toBuffer() : path;
   let img = input(upright).extract({ left: area.x, top: area.y, width: area.width, height: area.height });
   const hasMarkup = markup && ['circles', 'rectangles', 'arrows', 'lines'].some((k) => (markup[k as keyof Markup]?.length ?? 0) > 0);
   if (hasMarkup) {

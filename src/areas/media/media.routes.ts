@@ -18,7 +18,7 @@ import { checkType, deleteItem, editImage, findOwnItem, kindLimit, loadMediaItem
 import { loadImageDetails, loadVideoDetails } from './media-records.js';
 import { isGuid, newGuid } from './guid.js';
 import { ACCEPTED_FORMATS } from './sniff.js';
-import { VARIANT_BOXES, MAX_IMAGE_SIDE, MARKUP_COLORS } from './images.js';
+import { VARIANT_BOXES, MAX_IMAGE_SIDE, MARKUP_COLORS, configureImageWork } from './images.js';
 import { ENCODING_FORMATS, ENCODING_MAX } from './videos.js';
 import { IMAGE_VARIANTS } from './image-object.js';
 import type { Readable } from 'node:stream';
@@ -45,6 +45,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
   const services = { db, config, clock };
+  configureImageWork(config);
   useMediaClock(config, clock);
 
   /** The id when the caller may read the item, else null (answered as unknown: 404). */
@@ -250,7 +251,8 @@ export async function mediaRoutes(fastify: FastifyInstance) {
         'Makes a NEW image from `imageid` (which stays as it is): cut to `crop` (x, y, width, height) and with `markup` drawn onto it ' +
         '(circles, rectangles, arrows and lines in colours: ' + Object.keys(MARKUP_COLORS).join(', ') + ' or #rrggbb). ' +
         'All coordinates are pixels of the upright original. The new image\'s `srcid` is `imageid` and its `markup` the JSON of what was applied. ' +
-        'The owner of the image or an Admin. Answers 201 with the new library item.',
+        'The owner of the image or an Admin. Answers 201 with the new library item. An edit may produce at most `IMAGE_MAX_EDIT_PIXELS` pixels (422 on `crop` otherwise); ' +
+        'when the server\'s image work is queued full it answers 429 (`busy`) with `Retry-After`.',
       body: EditBody,
       response: { 201: MediaItem, ...errorResponses(401, 403, 404, 422) },
     },

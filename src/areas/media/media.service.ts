@@ -174,6 +174,7 @@ async function storeImage(db: Kysely<Database>, store: BlobStore, o: { guid: str
   try {
     info = await readImageInfo(local.path);
   } catch (err) {
+    if (err instanceof HttpError) throw err; // 429 busy from the image queue
     if (err instanceof RangeError) throw invalidField('file', err.message, 'out_of_range');
     throw invalidField('file', `The file starts like a ${o.sniffed.format.toUpperCase()} image but cannot be read as one.`, 'invalid_value');
   } finally {

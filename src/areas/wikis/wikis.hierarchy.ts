@@ -44,8 +44,9 @@ export async function categoryHierarchy(db: Kysely<Database>, translator: Transl
     list.push(r);
     children.set(parent, list);
   }
+  // Keyed by titles: objects without a prototype, so that `__proto__` is a title like any other.
   const build = (parent: number | null, depth: number): Tree => {
-    const out: Tree = {};
+    const out: Tree = Object.create(null);
     for (const r of children.get(parent) ?? []) {
       out[r.title] = children.has(r.wikiid) && depth < 100 ? build(r.wikiid, depth + 1) : null;
     }
@@ -81,7 +82,7 @@ export async function categoryHierarchy(db: Kysely<Database>, translator: Transl
       ids.forEach((id, i) => display.set(id, out[i]));
     }
   }
-  const display_titles: Record<string, string> = {};
+  const display_titles: Record<string, string> = Object.create(null);
   for (const r of kept) display_titles[r.title] = display.get(r.wikiid)!;
   return { hierarchy: build(null, 0), display_titles };
 }

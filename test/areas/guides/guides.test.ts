@@ -138,7 +138,7 @@ describe('GET /guides/{guideid}', () => {
     const xml = await t.get(`/guides/${g.guideid}?format=xml`);
     expect(xml.headers['content-type']).toBe('application/xml');
     expect(xml.body).toContain(`<guideid>${g.guideid}</guideid>`);
-    expect(xml.body).toContain('<steps><item>');
+    expect(xml.body).toContain('<steps type="array"><item>');
     expect(xml.body).toContain('Hi &amp;amp; bye');
   });
 

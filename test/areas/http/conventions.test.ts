@@ -1,6 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { toXml } from '../../../src/http/output.js';
+
+type Node = Record<string, any>;
+/** Reads XML back by the documented mapping (README, output formats); scalars come back as text. */
+function fromXml(xml: string): unknown {
+  const doc = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, trimValues: false }).parse(xml) as Node[];
+  const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;
+  const decode = (n: Node): unknown => {
+    const name = nameOf(n);
+    const attrs = n[':@'] ?? {};
+    const kids: Node[] = n[name];
+    if (attrs.nil === 'true') return null;
+    if (attrs.type === 'array') return kids.map(decode);
+    if (attrs.type === 'object') return {};
+    const elements = kids.filter((k) => nameOf(k) !== '#text');
+    if (elements.length === 0) return kids.map((k) => k['#text']).join('');
+    const out: Record<string, unknown> = Object.create(null);
+    for (const k of elements) out[k[':@']?.key ?? nameOf(k)] = decode(k);
+    return { ...out };
+  };
+  return decode(doc.find((n) => nameOf(n) === 'response')!);
+}
 
 let t: TestApp;
 let admin: TestUser;
@@ -33,6 +56,32 @@ describe('response formats', () => {
     const b = await t.get('/users', { headers: { accept: 'application/xml' } });
     expect(b.headers['content-type']).toBe('application/xml');
     expect(b.body).toContain('<item>');
+  });
+
+  it('XML keeps every name and tells null, "", [] and {} apart', () => {
+    const value = {
+      'Barcode Scanner': 'yes', '140x105': 'https://x/a.140x105', __proto__x: 1, 'a<b"&': 'q', xmlns: 'reserved', item: 'a key named item',
+      nothing: null, empty: '', none: [], blank: {}, list: [null, '', [], {}, ['x'], { k: 'v' }], text: 'a & b < c > d "e"', n: 3.5, flag: true,
+    };
+    const proto = JSON.parse('{"__proto__": {"constructor": null, "toString": "", "prototype": []}}');
+    for (const v of [value, proto, [], null, '', 'x']) {
+      const xml = toXml(v);
+      expect(XMLValidator.validate(xml)).toBe(true);
+      const scalars = JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x)));
+      expect(fromXml(xml)).toEqual(scalars);
+    }
+    expect(toXml(value)).toContain('<item key="Barcode Scanner">yes</item>');
+    expect(toXml(value)).toContain('<nothing nil="true"/><empty></empty><none type="array"/><blank type="object"/>');
+    expect(Object.keys(fromXml(toXml(proto)) as object)).toEqual(['__proto__']);
+  });
+
+  it('an image record in XML keeps its size names', async () => {
+    const { makeImage } = await import('../../helpers/factories/media.js');
+    const img = await makeImage(t, admin);
+    const xml = await t.get(`/media/images/${img.id}?format=xml`, { token: admin.token });
+    expect(xml.statusCode).toBe(200);
+    expect(xml.body).toContain('<item key="140x105">');
+    expect(fromXml(xml.body)).toEqual(JSON.parse(JSON.stringify((await t.get(`/media/images/${img.id}`, { token: admin.token })).json(), (_k, x) => (typeof x === 'number' || typeof x === 'boolean' ? String(x) : x))));
   });
 
   it('errors have one shape, with no stack trace', async () => {
@@ -88,6 +137,52 @@ describe('status codes', () => {
     expect(wrong.json().errors[0]).toMatchObject({ field: 'unique_usernames[1]', code: 'invalid_value', index: 1 });
   });
 
+  it('?limit, ?offset and ?page of 1e309 (and -1e309, Infinity) are a 422 naming the parameter, on every route that takes them', async () => {
+    const doc = (await t.get('/openapi.json')).json();
+    const cases: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (path.includes('{') || !item.get) continue;
+      for (const p of item.get.parameters ?? []) if (p.in === 'query' && ['limit', 'offset', 'page'].includes(p.name)) cases.push(`${path}?${p.name}=`);
+    }
+    expect(cases.length).toBeGreaterThan(10);
+    for (const c of cases) {
+      const name = c.slice(c.indexOf('?') + 1, -1);
+      for (const v of ['1e309', '-1e309', 'Infinity']) {
+        const res = await t.get(c + v, { token: admin.token });
+        expect(res.statusCode, c + v).toBe(422);
+        expect(res.json().errors[0].field, c + v).toBe(name);
+      }
+    }
+  });
+
+  it('ids sent as strings of digits are read as integers, in nested objects and arrays; any other string stays a 422', async () => {
+    const { makeImage } = await import('../../helpers/factories/media.js');
+    const img = await makeImage(t, admin);
+    const edit = (body: unknown) => t.post('/user/media/images/edits', { token: admin.token, body });
+    const ok = await edit({ imageid: String(img.id), crop: { x: '0', y: '0', width: '20', height: '10' } });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json().image).toMatchObject({ srcid: img.id, width: 20, height: 10 });
+    for (const bad of ['12a', '1.5', '-3', '', ' 7', '0x10', '1e3', '99999999999999999']) {
+      const res = await edit({ imageid: bad, crop: { x: 0, y: 0, width: 1, height: 1 } });
+      expect(res.statusCode, bad).toBe(422);
+      expect(res.json().errors[0].field, bad).toBe('imageid');
+    }
+    // The range of the field still applies to a string of digits.
+    const far = await edit({ imageid: String(img.id), crop: { x: '0', y: '0', width: '0', height: '1' } });
+    expect(far.statusCode).toBe(422);
+    expect(far.json().errors[0]).toMatchObject({ field: 'crop.width', code: 'out_of_range' });
+    // A string field keeps its digits as text; an array of ids takes strings too.
+    const author = await makeUser(t, { privileges: ['Author', 'User'] });
+    const { makeGuide, addStep, line } = await import('../../helpers/factories/guides.js');
+    let g = await makeGuide(t, author, { title: '12345' });
+    expect(g.title).toBe('12345');
+    for (const n of [1, 2]) g = await addStep(t, author, g, { title: `S${n}`, lines: [line('x')] });
+    const ids = g.steps.map((st: { stepid: number }) => String(st.stepid)).reverse();
+    const order = await t.put(`/guides/${g.guideid}/steporder?revisionid=${g.revisionid}`, { token: author.token, body: { stepids: ids } });
+    expect(order.statusCode, order.body).toBe(200);
+    expect(order.json().steps.map((st: { title: string }) => st.title)).toEqual(['S2', 'S1']);
+  });
+
   it('no body at all names the missing fields', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/2.0/user/token' });
     expect(res.statusCode).toBe(422);
@@ -137,6 +232,55 @@ describe('operations and documentation', () => {
     expect(doc.paths['/users/{userid}'].get).toBeDefined();
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const op of Object.values(item)) expect(op.description ?? '', path).toMatch(/Access: /);
+    }
+  });
+
+  it('/metrics is served to loopback callers only by default (not by X-Forwarded-For)', async () => {
+    expect((await t.app.inject({ url: '/metrics', remoteAddress: '::1' })).statusCode).toBe(200);
+    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { authorization: 'Bearer anything' }]) {
+      const res = await t.app.inject({ url: '/metrics', remoteAddress: '203.0.113.7', headers });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: true, code: 'forbidden' });
+      expect(res.body).not.toContain('http_request_duration_seconds');
+    }
+  });
+
+  it('/metrics with METRICS_TOKEN: only with that bearer token, from anywhere', async () => {
+    const m = await buildTestApp({ config: { metricsToken: 'prometheus-secret' } });
+    try {
+      for (const [headers, remoteAddress, status] of [
+        [{}, '127.0.0.1', 401], [{ authorization: 'Bearer wrong' }, '127.0.0.1', 401], [{ authorization: 'api prometheus-secret' }, '203.0.113.7', 401],
+        [{ authorization: 'Bearer prometheus-secret' }, '203.0.113.7', 200], [{ authorization: 'Bearer prometheus-secret' }, '127.0.0.1', 200],
+      ] as const) {
+        const res = await m.app.inject({ url: '/metrics', remoteAddress, headers });
+        expect(res.statusCode, JSON.stringify(headers)).toBe(status);
+        if (status === 200) expect(res.body).toContain('process_resident_memory_bytes');
+      }
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('GET /api/2.0 answers a small index: name, version, the reference and the OpenAPI document', async () => {
+    for (const path of ['', '/']) {
+      const res = await t.get(path);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        name: 'Content Platform REST API', version: '2.0',
+        links: { reference: 'http://test.local/api/2.0/docs', openapi: 'http://test.local/api/2.0/openapi.json' },
+      });
+    }
+    expect((await t.get('/openapi.json')).json().paths['/'].get.summary).toMatch(/index|reference/);
+  });
+
+  it('the reference page\'s static index.html, with or without a query string, leads to the page in one step', async () => {
+    for (const url of ['/api/2.0/docs/static/index.html?x', '/api/2.0/docs/static/index.html', '/api/2.0/docs/static/index.html?a=1&b']) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, url).toBe(302);
+      expect(res.headers.location).toBe('/api/2.0/docs/');
+      const page = await t.app.inject({ url: res.headers.location as string });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('swagger');
     }
   });
 

@@ -236,3 +236,28 @@ describe('PUT /wikis/CATEGORY/{title}/parent', () => {
     expect(cyc.json().errors[0].code).toBe('cycle');
   });
 });
+
+describe('titles that are names of object properties', () => {
+  // Last in the file: it adds categories at the top of the tree.
+  it('__proto__, constructor and toString are categories like any other in the hierarchy', async () => {
+    await makeCategory(t, author, '__proto__', { display_title: 'Proto' });
+    await makeCategory(t, author, 'constructor', { parent: '__proto__' });
+    await makeCategory(t, author, 'toString', { parent: 'constructor' });
+    await makeCategory(t, author, 'hasOwnProperty');
+    for (const q of ['', '&format=xml']) {
+      const res = await t.get(`/wikis/CATEGORY?display=hierarchy${q}`);
+      expect(res.statusCode).toBe(200);
+      if (q) {
+        expect(res.body).toContain('<item key="__proto__"><item key="constructor"><item key="toString" nil="true"/></item></item>');
+        continue;
+      }
+      const body = JSON.parse(res.body);
+      expect(Object.prototype.hasOwnProperty.call(body.hierarchy, '__proto__')).toBe(true);
+      expect(body.hierarchy.__proto__).toEqual({ constructor: { toString: null } });
+      expect(body.hierarchy.hasOwnProperty).toBeNull();
+      expect(Object.prototype.hasOwnProperty.call(body.display_titles, '__proto__')).toBe(true);
+      expect(body.display_titles.__proto__).toBe('Proto');
+      expect(body.display_titles.constructor).toBe('constructor');
+    }
+  });
+});
