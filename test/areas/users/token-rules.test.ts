@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { solid } from '../../helpers/factories/media.js';
 import { findUserByLogin } from '../../../src/areas/users/users.queries.js';
@@ -16,13 +16,10 @@ import { verifyPassword } from '../../../src/http/passwords.js';
 import { issueToken } from '../../../src/areas/users/users.service.js';
 import { loadConfig } from '../../../src/config.js';
 
-let t: TestApp;
 let root: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   root = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 const works = async (token: string) => (await t.get('/user', { token })).statusCode === 200;
 
