@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -73,4 +73,26 @@ export async function buildTestApp(options: { config?: Partial<Config> } = {}) {
       if (pgName) await dropDatabase(pgName);
     },
   };
+}
+
+/**
+ * One app for the whole test file: built in `beforeAll`, closed in `afterAll`. The returned
+ * handle stands for that app (it may only be used inside hooks and tests); `setup` makes the
+ * file's users and fixtures once the app is up, so a file states only what differs.
+ */
+export function appForFile(options: { config?: Partial<Config> } = {}, setup?: (t: TestApp) => Promise<void>, timeoutMs?: number): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    current = await buildTestApp(options);
+    await setup?.(current);
+  }, timeoutMs);
+  afterAll(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as TestApp, {
+    get(_target, property) {
+      if (!current) throw new Error('the file\'s test app is used before beforeAll built it');
+      return Reflect.get(current, property);
+    },
+  });
 }

@@ -1,19 +1,16 @@
 // The report's case through HTTP: one step line of nested quotes around unclosed code
 // blocks (cubic before) is answered at once. Asserted by the steps the markup module
 // counts for the request, not by time.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../helpers/app.js';
 import { makeUser, type TestUser } from '../helpers/factories.js';
 import { line } from '../helpers/factories/guides.js';
 import { stepsTaken } from '../../src/markup/index.js';
 
-let t: TestApp;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 async function previewSteps(text: string) {
   const before = stepsTaken();

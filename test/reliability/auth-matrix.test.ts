@@ -84,67 +84,65 @@ describe('authorization matrix', () => {
     ownerColumns = new Map();
   });
 
-  for (const op of ops) {
-    it(`${op.id} (${op.access})`, async () => {
-      const row: Record<string, number> = {};
-      const classes: Record<string, boolean> = {};
-      const problems: string[] = [];
-      let otherCheck: { status: number; where: string; allowed: number[] } | null = null;
-      for (const [n, cell] of CELLS.entries()) {
-        await world.repair();
-        await world.restore();
-        const req = await validRequest(world, ops, op, cell.caller(), cell.scope, n);
-        const before = await checksum(world.db);
-        const res = await send(req, cell.token());
-        row[cell.name] = res.statusCode;
-        classes[cell.name] = res.statusCode >= 200 && res.statusCode < 300;
-        const where = `${cell.name}: ${req.method} ${req.url}${req.body !== undefined ? ` ${JSON.stringify(req.body).slice(0, 200)}` : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
-        for (const p of checkResponse(op, res.statusCode, res.headers, res.body)) problems.push(`${where}\n      ${p}`);
-        if (res.statusCode >= 400 && isWrite(op)) {
-          const changed = changedTables(before, await checksum(world.db));
-          if (changed.length) problems.push(`${where}\n      refused, yet stored: ${changed.join(', ')}`);
-        }
-        const s = res.statusCode;
-        const fail = (why: string) => problems.push(`${where}\n      ${why}`);
-        if (cell.privilege === null) {
-          // One rule for every refusal of a caller without a token: 401, never 403.
-          if (s === 403) fail('403 to a caller without a valid token: expected 401');
-          if (cell.name !== 'no token') {
-            if (s !== 401) fail('expected 401: the token is not valid');
-            else if (res.json().code !== 'invalid_token') fail('expected code invalid_token');
-          } else if (op.access !== 'none' && s !== 401) fail(`expected 401: the route needs ${op.access}`);
-          continue;
-        }
-        if (!satisfies(cell.privilege, op.access)) {
-          if (s !== 403) fail(`expected 403: ${cell.privilege} is below ${op.access}`);
-          continue;
-        }
-        if (s === 401) fail('401 for a valid token on a route its privilege allows');
-        const rule = RULES[op.id] ?? {};
-        if (cell.name === 'Admin' && s === 403 && !rule.admin?.includes(403)) fail('an Admin was refused (403)');
-        if (cell.name === "another user's resource" && isWrite(op) && op.pathParams.length && !SELF_SERVICE.has(op.id) && (await ownerColumnOf(op))) {
-          otherCheck = { status: s, where, allowed: rule.other ?? [403, 404] };
-        }
+  it.each(ops)('$id ($access)', async (op) => {
+    const row: Record<string, number> = {};
+    const classes: Record<string, boolean> = {};
+    const problems: string[] = [];
+    let otherCheck: { status: number; where: string; allowed: number[] } | null = null;
+    for (const [n, cell] of CELLS.entries()) {
+      await world.repair();
+      await world.restore();
+      const req = await validRequest(world, ops, op, cell.caller(), cell.scope, n);
+      const before = await checksum(world.db);
+      const res = await send(req, cell.token());
+      row[cell.name] = res.statusCode;
+      classes[cell.name] = res.statusCode >= 200 && res.statusCode < 300;
+      const where = `${cell.name}: ${req.method} ${req.url}${req.body !== undefined ? ` ${JSON.stringify(req.body).slice(0, 200)}` : ''} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
+      for (const p of checkResponse(op, res.statusCode, res.headers, res.body)) problems.push(`${where}\n      ${p}`);
+      if (res.statusCode >= 400 && isWrite(op)) {
+        const changed = changedTables(before, await checksum(world.db));
+        if (changed.length) problems.push(`${where}\n      refused, yet stored: ${changed.join(', ')}`);
       }
-      // A User writing to someone else's resource is refused, unless the request was one no
-      // one could make (an Admin got a 409 or 422 for the same request too: inconclusive).
-      if (otherCheck && !otherCheck.allowed.includes(otherCheck.status) && !(otherCheck.status >= 400 && [409, 422].includes(row.Admin))) {
-        problems.push(`${otherCheck.where}\n      a User wrote to another user's resource: expected ${otherCheck.allowed.join(' or ')}`);
+      const s = res.statusCode;
+      const fail = (why: string) => problems.push(`${where}\n      ${why}`);
+      if (cell.privilege === null) {
+        // One rule for every refusal of a caller without a token: 401, never 403.
+        if (s === 403) fail('403 to a caller without a valid token: expected 401');
+        if (cell.name !== 'no token') {
+          if (s !== 401) fail('expected 401: the token is not valid');
+          else if (res.json().code !== 'invalid_token') fail('expected code invalid_token');
+        } else if (op.access !== 'none' && s !== 401) fail(`expected 401: the route needs ${op.access}`);
+        continue;
       }
-      // A lead does on their team (a /teams/{teamid}... route) what an Admin does there, unless the route says otherwise.
-      if (op.pathParams[0]?.name === 'teamid') {
-        const rule = RULES[op.id]?.lead;
-        const lead = row['team lead'];
-        if (rule) {
-          if (!rule.includes(lead)) problems.push(`team lead: expected ${rule.join(' or ')}, got ${lead}`);
-        } else if (classes['team lead'] !== classes.Admin && satisfies('User', op.access)) {
-          problems.push(`team lead got ${lead} where an Admin got ${row.Admin} on the same team`);
-        }
+      if (!satisfies(cell.privilege, op.access)) {
+        if (s !== 403) fail(`expected 403: ${cell.privilege} is below ${op.access}`);
+        continue;
       }
-      table.push([op.id, row]);
-      if (problems.length) throw new Error(`${op.id} (access ${op.access}):\n  ${problems.join('\n  ')}`);
-    });
-  }
+      if (s === 401) fail('401 for a valid token on a route its privilege allows');
+      const rule = RULES[op.id] ?? {};
+      if (cell.name === 'Admin' && s === 403 && !rule.admin?.includes(403)) fail('an Admin was refused (403)');
+      if (cell.name === "another user's resource" && isWrite(op) && op.pathParams.length && !SELF_SERVICE.has(op.id) && (await ownerColumnOf(op))) {
+        otherCheck = { status: s, where, allowed: rule.other ?? [403, 404] };
+      }
+    }
+    // A User writing to someone else's resource is refused, unless the request was one no
+    // one could make (an Admin got a 409 or 422 for the same request too: inconclusive).
+    if (otherCheck && !otherCheck.allowed.includes(otherCheck.status) && !(otherCheck.status >= 400 && [409, 422].includes(row.Admin))) {
+      problems.push(`${otherCheck.where}\n      a User wrote to another user's resource: expected ${otherCheck.allowed.join(' or ')}`);
+    }
+    // A lead does on their team (a /teams/{teamid}... route) what an Admin does there, unless the route says otherwise.
+    if (op.pathParams[0]?.name === 'teamid') {
+      const rule = RULES[op.id]?.lead;
+      const lead = row['team lead'];
+      if (rule) {
+        if (!rule.includes(lead)) problems.push(`team lead: expected ${rule.join(' or ')}, got ${lead}`);
+      } else if (classes['team lead'] !== classes.Admin && satisfies('User', op.access)) {
+        problems.push(`team lead got ${lead} where an Admin got ${row.Admin} on the same team`);
+      }
+    }
+    table.push([op.id, row]);
+    if (problems.length) throw new Error(`${op.id} (access ${op.access}):\n  ${problems.join('\n  ')}`);
+  });
 
   it('reaches a 2xx on most routes with the generated requests (coverage of the success paths)', () => {
     const reached = table.filter(([, row]) => Object.values(row).some((s) => s >= 200 && s < 300));

@@ -51,40 +51,38 @@ describe(`schema fuzzing (seed ${BASE_SEED}, ${FUZZ_RUNS} cases per route${LONG 
     if (hidden.length) console.log(`[fuzz] routes outside the OpenAPI document (covered by the traversal and header checks): ${hidden.join(', ')}`);
   });
 
-  for (const op of ops) {
-    it(op.id, async () => {
-      const pools = await poolsFor(world, op);
-      const seed = seedFor(op.id);
-      const cases = fc.sample(caseArb(op, pools), { seed, numRuns: FUZZ_RUNS });
-      const failures: string[] = [];
-      for (const [i, c] of cases.entries()) {
-        await world.restore();
-        const before = await checksum(world.db);
-        const req = await buildRequest(world, op, c);
-        const res = await inject(world, req);
-        requests++;
-        statusTally[res.statusCode] = (statusTally[res.statusCode] ?? 0) + 1;
-        let problems: string[];
-        if (xmlRequested(req.url, req.method) && res.headers['content-type'] === 'application/xml') {
-          const valid = XMLValidator.validate(res.body);
-          problems = res.statusCode >= 500 ? [`${res.statusCode}: ${res.body.slice(0, 200)}`] : res.body.startsWith('<?xml') && valid === true ? [] : [`?format=xml answered a body that is not well-formed XML: ${JSON.stringify(valid)}`];
-        } else if (xmlRequested(req.url, req.method) && res.statusCode < 300 && res.statusCode !== 204) {
-          problems = [`?format=xml answered ${String(res.headers['content-type'])}`];
-        } else {
-          problems = checkResponse(op, res.statusCode, res.headers, res.body);
-        }
-        if (res.statusCode >= 400 || op.method === 'GET') {
-          const changed = changedTables(before, await checksum(world.db));
-          if (changed.length) problems.push(`${res.statusCode >= 400 ? `refused (${res.statusCode})` : 'a GET'} yet changed: ${changed.join(', ')}`);
-        }
-        if (problems.length) {
-          failures.push(`case ${i}: ${describeRequest(req, c.identity)}\n    -> ${res.statusCode} ${res.body.slice(0, 300)}\n    ${problems.join('\n    ')}`);
-          if (failures.length >= 5) break;
-        }
+  it.each(ops)('$id', async (op) => {
+    const pools = await poolsFor(world, op);
+    const seed = seedFor(op.id);
+    const cases = fc.sample(caseArb(op, pools), { seed, numRuns: FUZZ_RUNS });
+    const failures: string[] = [];
+    for (const [i, c] of cases.entries()) {
+      await world.restore();
+      const before = await checksum(world.db);
+      const req = await buildRequest(world, op, c);
+      const res = await inject(world, req);
+      requests++;
+      statusTally[res.statusCode] = (statusTally[res.statusCode] ?? 0) + 1;
+      let problems: string[];
+      if (xmlRequested(req.url, req.method) && res.headers['content-type'] === 'application/xml') {
+        const valid = XMLValidator.validate(res.body);
+        problems = res.statusCode >= 500 ? [`${res.statusCode}: ${res.body.slice(0, 200)}`] : res.body.startsWith('<?xml') && valid === true ? [] : [`?format=xml answered a body that is not well-formed XML: ${JSON.stringify(valid)}`];
+      } else if (xmlRequested(req.url, req.method) && res.statusCode < 300 && res.statusCode !== 204) {
+        problems = [`?format=xml answered ${String(res.headers['content-type'])}`];
+      } else {
+        problems = checkResponse(op, res.statusCode, res.headers, res.body);
       }
-      if (failures.length) {
-        throw new Error(`${op.id}: ${failures.length} failing case(s) (route seed ${seed}; ${replayHint(FILE, op.id)})\n  ${failures.join('\n  ')}`);
+      if (res.statusCode >= 400 || op.method === 'GET') {
+        const changed = changedTables(before, await checksum(world.db));
+        if (changed.length) problems.push(`${res.statusCode >= 400 ? `refused (${res.statusCode})` : 'a GET'} yet changed: ${changed.join(', ')}`);
       }
-    }, LONG ? 600_000 : 60_000);
-  }
+      if (problems.length) {
+        failures.push(`case ${i}: ${describeRequest(req, c.identity)}\n    -> ${res.statusCode} ${res.body.slice(0, 300)}\n    ${problems.join('\n    ')}`);
+        if (failures.length >= 5) break;
+      }
+    }
+    if (failures.length) {
+      throw new Error(`${op.id}: ${failures.length} failing case(s) (route seed ${seed}; ${replayHint(FILE, op.id)})\n  ${failures.join('\n  ')}`);
+    }
+  }, LONG ? 600_000 : 60_000);
 });

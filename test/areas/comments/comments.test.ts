@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, type TestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makeComment, makePost, makeWiki } from '../../helpers/factories/wikis.js';
 
@@ -9,7 +9,6 @@ const COMMENT_FIELDS = [...REPLY_FIELDS, 'media', 'replies'].sort();
 const AUTHOR_FIELDS = ['userid', 'username', 'join_date', 'image', 'teams', 'reputation'].sort();
 const keysOf = (o: object) => Object.keys(o).sort();
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let moderator: TestUser;
@@ -17,13 +16,11 @@ let user: TestUser;
 let other: TestUser;
 let wiki: any;
 let info: any;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [admin, author, moderator, user, other] = await Promise.all([makeAdmin(t), makeAuthor(t), makeModerator(t), makeUser(t), makeUser(t)]);
   wiki = await makeWiki(t, author, { display_title: 'Pump care' });
   info = await makeWiki(t, admin, { namespace: 'INFO', title: unique('About ') });
 });
-afterAll(() => t.close());
 
 describe('POST /comments/{context}/{contextid}', () => {
   it('comments on a wiki: 201 with the comment record, stored', async () => {

@@ -2,23 +2,20 @@
 // guides and steps (and their privacy), step records carrying their comments, guide
 // views recorded, guides and their comments found by /suggest at once, and categories
 // knowing their guides.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeCategory, makeComment } from '../../helpers/factories/wikis.js';
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let moderator: TestUser;
 let user: TestUser;
 let other: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [admin, author, moderator, user, other] = await Promise.all([makeAdmin(t), makeAuthor(t), makeModerator(t), makeUser(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 const suggest = async (q: string, extra = '') => (await t.get(`/suggest/${encodeURIComponent(q)}${extra}`)).json().results as any[];
 

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makeComment, makePost } from '../../helpers/factories/wikis.js';
 
 const POST_FIELDS = ['postid', 'title', 'text_raw', 'text_rendered', 'locale', 'author', 'date', 'modified_date', 'comment_count', 'url'].sort();
 
-let t: TestApp;
 let moderator: TestUser;
 let user: TestUser;
 let other: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [moderator, user, other] = await Promise.all([makeModerator(t), makeUser(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 describe('POST /posts', () => {
   it('any user starts a discussion: 201 with the post', async () => {

@@ -1,16 +1,14 @@
 // Every route of the area, tried without a token and by someone not allowed: the routes
 // come from the OpenAPI document, so a route added later is covered too.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide } from '../../helpers/factories/guides.js';
 
-let t: TestApp;
 let author: TestUser;
 let stranger: TestUser;
 let routes: Array<{ method: string; path: string; access: string }>;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
   stranger = await makeUser(t);
   const doc = (await t.app.inject({ method: 'GET', url: '/api/2.0/openapi.json' })).json();
@@ -23,7 +21,6 @@ beforeAll(async () => {
     }
   }
 });
-afterAll(() => t.close());
 
 const fill = (path: string, ids: Record<string, number | string>) => path.replace(/\{(\w+)\}/g, (_, name) => String(ids[name] ?? 1));
 

@@ -1,20 +1,17 @@
 // The read cache of guides (guides.cache.ts): a cached record or list page is served
 // only while nothing it shows has changed, whoever wrote the change.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
 
-let t: TestApp;
 let author: TestUser;
 let moderator: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
   moderator = await makeModerator(t);
 });
-afterAll(() => t.close());
 
 const read = async (guideid: number, query = '') => {
   const res = await t.get(`/guides/${guideid}${query}`);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeImage } from '../../helpers/factories/guides.js';
 import { seedDemoOnce } from '../../../src/demo/seed.js';
 import { seedUsersDemo } from '../../../src/areas/users/users.demo.js';
@@ -8,11 +8,7 @@ import { seedGuidesDemo } from '../../../src/areas/guides/guides.demo.js';
 import type { DemoContext } from '../../../src/areas/area.js';
 
 describe('demo guides', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = appForFile();
 
   it('the demo site gets a replacement, a repair and a teardown, with their prerequisite, tags, flags and a release', async () => {
     // the wikis area may have made a category already: the seeder tolerates it

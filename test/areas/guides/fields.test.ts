@@ -1,18 +1,15 @@
 // Form fields on steps (an extension): written with a step, read back in the step record
 // and in every kept revision; a field keeps its field_revisionid while unchanged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makePublishedGuide } from '../../helpers/factories/guides.js';
 
-let t: TestApp;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   [author, user] = await Promise.all([makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 const FIELDS = [
   { type: 'text', label: ' Serial number ', required: true },

@@ -1,18 +1,15 @@
 // Guide flags: only the known flag ids, and a flag is a change of the guide (revisionid,
 // a new revision, modified_date).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
 
-let t: TestApp;
 let author: TestUser;
 let moderator: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   [author, moderator] = await Promise.all([makeAuthor(t), makeModerator(t)]);
 });
-afterAll(() => t.close());
 
 const revisionsOf = async (guideid: number) =>
   (await t.db.selectFrom('guide_revisions').select('action').where('guideid', '=', guideid).orderBy('revisionid').execute()).map((r) => r.action);

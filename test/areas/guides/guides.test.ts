@@ -1,25 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeCategory, makeGuide, makeImage, makeItem, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { minimalPdf, upload } from '../../helpers/factories/media.js';
 import { FULL_GUIDE_FIELDS, keys, LIGHT_GUIDE_FIELDS, PREREQUISITE_FIELDS, sorted } from './records.js';
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let other: TestUser;
 let user: TestUser;
 let category: string;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   admin = await makeAdmin(t);
   author = await makeAuthor(t);
   other = await makeAuthor(t);
   user = await makeUser(t);
   category = await makeCategory(t, 'iPhone 6');
 });
-afterAll(() => t.close());
 
 const revisionsOf = async (guideid: number) =>
   (await t.db.selectFrom('guide_revisions').select(['revisionid', 'action']).where('guideid', '=', guideid).orderBy('revisionid').execute());

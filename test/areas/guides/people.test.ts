@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { FLAG_FIELDS, keys, LIGHT_GUIDE_FIELDS, sorted, USER_SUMMARY_FIELDS } from './records.js';
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let moderator: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
   author = await makeAuthor(t);
   moderator = await makeModerator(t);
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 const ids = (list: Array<{ guideid: number }>) => list.map((g) => g.guideid);
 

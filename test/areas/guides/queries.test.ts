@@ -1,17 +1,14 @@
 // Full guide reads and lists cost a fixed number of queries, whatever the number of
 // steps, lines, images or rows: never one per step, line or row.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 
-let t: TestApp;
 let author: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
 });
-afterAll(() => t.close());
 
 async function countQueries(fn: () => Promise<unknown>): Promise<number> {
   let n = 0;

@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { RELEASE_FIELDS, USER_SUMMARY_FIELDS, keys, sorted } from './records.js';
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
   author = await makeAuthor(t);
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 const release = (token: string, body: Record<string, unknown>) => t.post('/guides/releases', { token, body });
 

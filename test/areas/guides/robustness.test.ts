@@ -1,23 +1,20 @@
 // No input gives a 5xx: ids beyond what the databases hold, text with NUL characters,
 // and random bodies and query strings on the area's routes (422, 404 or 409 instead).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { makeCategory, makeItem, makePublishedGuide } from '../../helpers/factories/guides.js';
 
-let t: TestApp;
 let author: TestUser;
 let g: any;
 let category: string;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
   category = await makeCategory(t);
   await makeItem(t, 'Part');
   g = await makePublishedGuide(t, author, 2);
 });
-afterAll(() => t.close());
 
 describe('robustness', () => {
   it('422 for ids and numbers beyond what the databases hold', async () => {

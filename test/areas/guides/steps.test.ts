@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeGuide, makeImage, makePublishedGuide, makeVideo } from '../../helpers/factories/guides.js';
 import { BULLET_STYLE_FIELDS, keys, LINE_FIELDS, sorted, STEP_FIELDS, VIDEO_DETAIL_FIELDS } from './records.js';
 
-let t: TestApp;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 describe('POST /guides/{guideid}/steps', () => {
   it('adds a step: 201 with the whole guide; lines, bullets, levels and image media read back', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { toXml } from '../../../src/http/output.js';
@@ -25,13 +25,10 @@ function fromXml(xml: string): unknown {
   return decode(doc.find((n) => nameOf(n) === 'response')!);
 }
 
-let t: TestApp;
 let admin: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 describe('response formats', () => {
   it('JSON responses carry Content-Type application/json exactly, and a request id', async () => {

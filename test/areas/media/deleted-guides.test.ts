@@ -1,20 +1,17 @@
 // Cleaning up after a deleted guide, as clients do: delete the guide, then its image and
 // video, then its category; each answers 2xx (a deleted guide holds neither media nor
 // categories). Restoring such a guide asks for a category when its own is gone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide } from '../../helpers/factories/guides.js';
 import { makeCategory, enc } from '../../helpers/factories/wikis.js';
 import { makeImage, testVideo, upload } from '../../helpers/factories/media.js';
 
-let t: TestApp;
 let author: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
 });
-afterAll(() => t.close());
 
 /** A guide of `author` in a new category, with an image step and a video step. */
 async function guideWithMedia() {

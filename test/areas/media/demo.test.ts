@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { getFile } from '../../helpers/factories/media.js';
 import { makeAuthor } from '../../helpers/factories.js';
 import { seedDemoOnce } from '../../../src/demo/seed.js';
@@ -8,11 +8,7 @@ import { areas } from '../../../src/areas/index.js';
 import { seedMediaDemo } from '../../../src/areas/media/media.demo.js';
 import type { DemoContext } from '../../../src/areas/area.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { passwordHashCost: 4 } });
-});
-afterAll(() => t.close());
+const t = appForFile({ config: { passwordHashCost: 4 } });
 
 describe('media demo content', () => {
   it('is registered right after teams', () => {

@@ -1,24 +1,21 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { getFile, makeImage, quadrants, solid } from '../../helpers/factories/media.js';
 
-let t: TestApp;
 let owner: TestUser;
 let other: TestUser;
 let admin: TestUser;
 let quad: { id: number; guid: string; image: { image: Record<string, string> } };
 let white: { id: number; guid: string };
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   owner = await makeUser(t);
   other = await makeUser(t);
   admin = await makeAdmin(t);
   quad = await makeImage(t, owner, await quadrants(200, 100), 'quad.png');
   white = await makeImage(t, owner, await solid(200, 150, { r: 255, g: 255, b: 255 }, 'png'), 'white.png');
 });
-afterAll(() => t.close());
 
 /** The pixels of a served image, as RGB. */
 async function pixels(url: string) {

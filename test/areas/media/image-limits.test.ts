@@ -2,20 +2,17 @@
 // (upload checks, size variants, edits) goes through one bounded queue that answers 429
 // `busy` with Retry-After when it is full, instead of growing.
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
 import { getFile, makeImage, solid, upload } from '../../helpers/factories/media.js';
 import { imageQueue } from '../../../src/areas/media/image-queue.js';
 
-let t: TestApp;
 let owner: TestUser;
-beforeAll(async () => {
+const t = appForFile({ config: { imageConcurrency: 1, imageQueueSize: 1 } }, async () => {
   // One task at a time and one waiting: the test fills the queue by holding both places.
-  t = await buildTestApp({ config: { imageConcurrency: 1, imageQueueSize: 1 } });
   owner = await makeUser(t);
 });
-afterAll(() => t.close());
 
 const count = async (table: string) => Number((await t.db.selectFrom(table as any).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as any).n);
 

@@ -1,18 +1,15 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
 import { expectedSize, getFile, jpegWithExif, makeImage, solid, VARIANTS } from '../../helpers/factories/media.js';
 import { loadImageDetails } from '../../../src/areas/media/media-records.js';
 import { loadImageObjects } from '../../../src/areas/media/image-object.js';
 
-let t: TestApp;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 
 describe('size variants', () => {

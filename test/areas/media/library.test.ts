@@ -1,24 +1,21 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { getFile, hasFfmpeg, makeImage, minimalPdf, solid, testVideo, upload } from '../../helpers/factories/media.js';
 import { registerMediaUsage } from '../../../src/areas/media/media-usage.js';
 
 const ITEM_FIELDS = ['created_date', 'filename', 'guid', 'id', 'isReady', 'kind', 'mime', 'size', 'state', 'type'];
 
-let t: TestApp;
 let owner: TestUser;
 let other: TestUser;
 let admin: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   owner = await makeUser(t);
   other = await makeUser(t);
   admin = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 async function makeDoc(u: TestUser) {
   return (await upload(t, u, minimalPdf(), 'doc.pdf')).json();

@@ -1,24 +1,21 @@
 // Media references: every write that names a media id takes only the caller's own items
 // or items already shown in content the caller may read; avatars and team images only
 // the owner's own; a reference made by someone else never blocks the owner's delete.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide, makeImage as imageRow, makeVideo as videoRow } from '../../helpers/factories/guides.js';
 import { makeWiki } from '../../helpers/factories/wikis.js';
 import { makeImage, minimalPdf, upload } from '../../helpers/factories/media.js';
 
-let t: TestApp;
 let author: TestUser;
 let collaborator: TestUser;
 let moderator: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
   collaborator = await makeUser(t);
   moderator = await makeModerator(t);
 });
-afterAll(() => t.close());
 
 async function documentRow(userid: number) {
   const r = await t.db.insertInto('documents').values({ guid: `doc${userid}x${Math.random().toString(36).slice(2, 10)}`, userid, filename: 'private.pdf', mime: 'application/pdf', size: 10, md5: null, blob_key: 'originals/none', created_date: t.clock.now() })

@@ -1,23 +1,20 @@
 // Media reads: a library item is served (record and file) to its owner, to Admins, and to
 // whoever may read content that shows it; files of anything else only through a signed,
 // expiring URL, never to shared caches; a deleted item stops being served at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide } from '../../helpers/factories/guides.js';
 import { getFile, makeImage, minimalPdf, testVideo, upload } from '../../helpers/factories/media.js';
 
-let t: TestApp;
 let owner: TestUser;
 let stranger: TestUser;
 let admin: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   owner = await makeAuthor(t);
   stranger = await makeUser(t);
   admin = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 const unsigned = (url: string) => url.replace(/\?.*$/, '');
 

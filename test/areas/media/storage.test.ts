@@ -3,8 +3,8 @@
 // store nothing, and a deleted item's space freed at once, not behind the job queue.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser } from '../../helpers/factories.js';
 import { getFile, makeImage, minimalPdf, testVideo, upload } from '../../helpers/factories/media.js';
 import { storageUsed } from '../../../src/areas/media/media.storage.js';
@@ -12,11 +12,7 @@ import { storageUsed } from '../../../src/areas/media/media.storage.js';
 const PDF = minimalPdf();
 
 describe('the storage quota', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ config: { mediaQuotaBytes: PDF.length * 3 + 10 } });
-  });
-  afterAll(() => t.close());
+  const t = appForFile({ config: { mediaQuotaBytes: PDF.length * 3 + 10 } });
 
   it('an upload that would pass the quota is a 413 naming it, and stores nothing', async () => {
     const u = await makeUser(t);
@@ -50,11 +46,7 @@ describe('the storage quota', () => {
 });
 
 describe('what counts against the quota', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp();
-  });
-  afterAll(() => t.close());
+  const t = appForFile();
 
   it('image size variants count once they are made', async () => {
     const u = await makeUser(t);
@@ -94,11 +86,7 @@ describe('what counts against the quota', () => {
 });
 
 describe('the upload rate', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ config: { mediaUploadsPerHour: 3 } });
-  });
-  afterAll(() => t.close());
+  const t = appForFile({ config: { mediaUploadsPerHour: 3 } });
 
   it('past the hourly number of uploads: 429 with Retry-After, nothing stored; an hour later it works again', async () => {
     const u = await makeUser(t);

@@ -1,17 +1,14 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
 import { hasFfmpeg, minimalPdf, noteSkippedWithoutFfmpeg, solid, testVideo, upload } from '../../helpers/factories/media.js';
 
-let t: TestApp;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { mediaMaxBytes: 2_000_000, mediaMaxImageBytes: 1_000_000, mediaMaxDocumentBytes: 1_500_000 } });
+const t = appForFile({ config: { mediaMaxBytes: 2_000_000, mediaMaxImageBytes: 1_000_000, mediaMaxDocumentBytes: 1_500_000 } }, async () => {
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 /** Every file under the blob store's root (nothing may be left by a refused upload). */
 function storedFiles(): string[] {

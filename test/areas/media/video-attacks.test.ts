@@ -4,8 +4,8 @@
 // here (as bytes, or with ffmpeg); the limits are configured tiny so nothing runs long.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { buildTestApp, type TestApp, appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
 import { hasFfmpeg, noteSkippedWithoutFfmpeg, testVideo, upload } from '../../helpers/factories/media.js';
 import { dashBehindAtom, gappedMp4, hlsBehindAtom, hugeTagsWebm, plainMp4, plainVideo } from '../../helpers/factories/hostile-media.js';
@@ -39,17 +39,14 @@ async function expectRefused(t: TestApp, user: TestUser, data: Buffer, name: str
 }
 
 describe.skipIf(!hasFfmpeg)('malicious videos at upload', () => {
-  let t: TestApp;
   let user: TestUser;
   let secret: string;
-  beforeAll(async () => {
-    t = await buildTestApp({ config: { videoMaxSeconds: 60, videoMaxDimension: 128, videoProbeMaxOutputBytes: 16 * 1024 } });
+  const t = appForFile({ config: { videoMaxSeconds: 60, videoMaxDimension: 128, videoProbeMaxOutputBytes: 16 * 1024 } }, async () => {
     user = await makeUser(t);
     // A file on the server's disk the attacker knows the path of.
     secret = join(t.config.dataDir, 'secret.mp4');
     writeFileSync(secret, plainMp4());
   });
-  afterAll(() => t.close());
 
   it('a DASH manifest behind "free" cannot make ffmpeg encode a server file', async () => {
     await expectRefused(t, user, dashBehindAtom(secret), 'clip.mov');

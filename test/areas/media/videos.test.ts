@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
 import { getFile, hasFfmpeg, noteSkippedWithoutFfmpeg, testVideo, upload } from '../../helpers/factories/media.js';
 import { loadVideoDetails } from '../../../src/areas/media/media-records.js';
@@ -9,13 +9,10 @@ import { loadMediaResolver } from '../../../src/areas/media/media-resolver.js';
 const VIDEO_FIELDS = ['duration', 'encodings', 'filename', 'height', 'image', 'meta', 'srcid', 'videoid', 'width'];
 const META_FIELDS = ['audio_bitrate_in_kbps', 'audio_codec', 'audio_sample_rate', 'channels', 'duration_in_ms', 'file_size_in_bytes', 'format', 'frame_rate', 'height', 'id', 'md5_checksum', 'state', 'total_bitrate_in_kbps', 'video_bitrate_in_kbps', 'video_codec', 'width'];
 
-let t: TestApp;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   user = await makeUser(t);
 });
-afterAll(() => t.close());
 
 noteSkippedWithoutFfmpeg('video encoding tests (test/areas/media/videos.test.ts)');
 

@@ -1,19 +1,16 @@
 // The one ranking of /suggest and /users/search (src/db/search.ts), asserted as exact
 // orders: the same expectations run on SQLite and on PostgreSQL (TEST_DATABASE_URL), so
 // both databases give the same results in the same order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 
-let t: TestApp;
 let author: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
 });
-afterAll(() => t.close());
 
 type Hit = [string, number];
 async function suggest(query: string): Promise<Hit[]> {

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { enc, makeCategory, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
 
 const LIGHT_FIELDS = ['dataType', 'wikiid', 'title', 'display_title', 'namespace', 'summary', 'url', 'text', 'image'].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [admin, author, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 async function suggest(query: string, params = '') {
   const res = await t.get(`/suggest/${enc(query)}${params}`);

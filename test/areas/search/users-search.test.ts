@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 
 const SUMMARY_FIELDS = ['userid', 'username', 'unique_username', 'join_date', 'image', 'reputation', 'url', 'teams', 'privileges'].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let alice: TestUser, alicia: TestUser, bob: TestUser, carl: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
   alice = await makeUser(t, { username: 'Aliqua Cooper' });
   alicia = await makeUser(t, { username: 'Aliquam Keys' });
   bob = await makeUser(t, { username: 'Bob Aliquando' });
   carl = await makeUser(t, { username: 'Carl Nobody', unique_username: 'aliquid_carl' });
 });
-afterAll(() => t.close());
 
 const search = async (q: string, params = '') => {
   const res = await t.get(`/users/search/${encodeURIComponent(q)}${params}`);

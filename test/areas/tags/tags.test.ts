@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let owner: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [admin, author, owner, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 const allTags = async (token?: string): Promise<string[]> => {
   const res = await t.get('/tags?limit=200', { token });

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 
-let t: TestApp;
 let admin: TestUser;
 const TEAM_FIELDS = ['description', 'image', 'latitude', 'location', 'longitude', 'member_count', 'name', 'new_member_since', 'owner', 'reputation', 'teamid'];
 
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 describe('POST /teams and GET /teams', () => {
   it('an Admin creates a team; its owner is a lead member; the list shows exactly the summary fields', async () => {

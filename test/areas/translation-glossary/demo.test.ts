@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { seedDemoOnce } from '../../../src/demo/seed.js';
 import { issueToken } from '../../../src/areas/users/users.service.js';
 
 describe('demo glossary', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ config: { languages: ['en', 'de', 'fr'] } });
+  const t = appForFile({ config: { languages: ['en', 'de', 'fr'] } }, async () => {
     expect((await seedDemoOnce(t.db, t.config, t.clock, () => {})).seeded).toBe(true);
   });
-  afterAll(() => t.close());
 
   const tokenOf = async (email: string) => {
     const u = await t.db.selectFrom('users').select('userid').where('email', '=', email).executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makeCategory } from '../../helpers/factories/wikis.js';
 import { applyGlossary } from '../../../src/areas/translation-glossary/glossary.translator.js';
@@ -7,16 +7,13 @@ import { MAX_GLOSSARY_ENTRIES } from '../../../src/areas/translation-glossary/gl
 
 const FIELDS = ['entryid', 'source_langid', 'term', 'translations', 'notes', 'created_date', 'modified_date', 'userid_modified'].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let moderator: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de', 'fr'] } });
+const t = appForFile({ config: { languages: ['en', 'de', 'fr'] } }, async () => {
   [admin, author, moderator, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeModerator(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 const put = (who: TestUser | null, body: unknown) => t.put('/translation_glossary/entries', { token: who?.token, body });
 const storedEntry = (entryid: number) => t.db.selectFrom('translation_glossary').selectAll().where('entryid', '=', entryid).executeTakeFirst();

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 
-let t: TestApp;
 let admin: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 describe('POST /user/token', () => {
   it('logs in by e-mail or unique username and answers 201 with the user and a token', async () => {

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { solid } from '../../helpers/factories/media.js';
 import { findUserByLogin } from '../../../src/areas/users/users.queries.js';
@@ -16,13 +16,10 @@ import { verifyPassword } from '../../../src/http/passwords.js';
 import { issueToken } from '../../../src/areas/users/users.service.js';
 import { loadConfig } from '../../../src/config.js';
 
-let t: TestApp;
 let root: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   root = await makeAdmin(t);
 });
-afterAll(() => t.close());
 
 const works = async (token: string) => (await t.get('/user', { token })).statusCode === 200;
 
@@ -144,32 +141,30 @@ describe('a password change or reset ends the tokens of logins that checked the 
     expect(await works(u.token)).toBe(true); // the session that changed it goes on
   });
 
-  for (const how of ['password change', 'password reset'] as const) {
-    it(`40 logins with the old password racing a ${how}: none of their tokens works after it`, async () => {
-      const u = await makeUser(t);
-      const reset = how === 'password reset' ? await resetToken(u.email) : null;
-      const login = () => t.post('/user/token', { body: { email: u.email, password: u.password } });
-      const change = () => reset
-        ? completeReset(reset, 'the new password')
-        : t.patch(`/users/${u.userid}`, { token: u.token, body: { password: 'the new password', current_password: u.password } });
-      // Logins sent one event-loop turn apart, the change among them, as clients send them.
-      const logins: Array<ReturnType<typeof login>> = [];
-      let changed: ReturnType<typeof change> | undefined;
-      for (let i = 0; i < 40; i++) {
-        if (i === 10) changed = change();
-        logins.push(login());
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      const answers = await Promise.all(logins);
-      expect((await changed!).statusCode).toBe(200);
-      const tokens = answers.filter((r) => r.statusCode === 201).map((r) => r.json().authToken as string);
-      expect(answers.every((r) => r.statusCode === 201 || r.statusCode === 401)).toBe(true);
-      expect(tokens.length).toBeGreaterThan(0);
-      const working = (await Promise.all(tokens.map(works))).filter(Boolean).length;
-      expect(working, `${working} of ${tokens.length} tokens from the old password still work`).toBe(0);
-      expect((await t.post('/user/token', { body: { email: u.email, password: 'the new password' } })).statusCode).toBe(201);
-    });
-  }
+  it.each(['password change', 'password reset'] as const)('40 logins with the old password racing a %s: none of their tokens works after it', async (how) => {
+    const u = await makeUser(t);
+    const reset = how === 'password reset' ? await resetToken(u.email) : null;
+    const login = () => t.post('/user/token', { body: { email: u.email, password: u.password } });
+    const change = () => reset
+      ? completeReset(reset, 'the new password')
+      : t.patch(`/users/${u.userid}`, { token: u.token, body: { password: 'the new password', current_password: u.password } });
+    // Logins sent one event-loop turn apart, the change among them, as clients send them.
+    const logins: Array<ReturnType<typeof login>> = [];
+    let changed: ReturnType<typeof change> | undefined;
+    for (let i = 0; i < 40; i++) {
+      if (i === 10) changed = change();
+      logins.push(login());
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const answers = await Promise.all(logins);
+    expect((await changed!).statusCode).toBe(200);
+    const tokens = answers.filter((r) => r.statusCode === 201).map((r) => r.json().authToken as string);
+    expect(answers.every((r) => r.statusCode === 201 || r.statusCode === 401)).toBe(true);
+    expect(tokens.length).toBeGreaterThan(0);
+    const working = (await Promise.all(tokens.map(works))).filter(Boolean).length;
+    expect(working, `${working} of ${tokens.length} tokens from the old password still work`).toBe(0);
+    expect((await t.post('/user/token', { body: { email: u.email, password: 'the new password' } })).statusCode).toBe(201);
+  });
 });
 
 describe('a long write re-checks its token before it commits', () => {

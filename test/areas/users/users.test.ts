@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 
-let t: TestApp;
 let admin: TestUser;
 let user: TestUser;
 const SUMMARY_FIELDS = ['image', 'join_date', 'privileges', 'reputation', 'teams', 'unique_username', 'url', 'userid', 'username'];
 
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   admin = await makeAdmin(t);
   user = await makeUser(t, { username: 'Zelda Zebra', unique_username: 'zelda' });
 });
-afterAll(() => t.close());
 
 describe('GET /user', () => {
   it('answers the logged-in user with private fields', async () => {

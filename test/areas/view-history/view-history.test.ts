@@ -1,23 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 import { ViewRecorder, viewRecorder } from '../../../src/areas/view-history/view-history.recorder.js';
 
 const ENTRY_FIELDS = ['userid', 'username', 'doc_type', 'docid', 'date'].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let moderator: TestUser;
 let author: TestUser;
 let reader: TestUser;
 let wiki: any;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   [admin, moderator, author, reader] = await Promise.all([makeAdmin(t), makeModerator(t), makeAuthor(t), makeUser(t)]);
   wiki = await makeWiki(t, author);
 });
-afterAll(() => t.close());
 
 describe('recording views', () => {
   it('a logged-in reader\'s view of a wiki is recorded (after the read, in a batch); anonymous reads are not', async () => {

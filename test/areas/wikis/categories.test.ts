@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { enc, makeCategory, makeWiki } from '../../helpers/factories/wikis.js';
 
@@ -26,14 +26,12 @@ function fakeLibreTranslate() {
   return { server, calls };
 }
 
-let t: TestApp;
 let author: TestUser;
 let user: TestUser;
 // Titles are unique per file run; the tree: root > mid > leaf, plus a stub and a second root.
 let root: any, mid: any, leaf: any, stub: any, other: any;
 
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [author, user] = await Promise.all([makeAuthor(t), makeUser(t)]);
   root = await makeCategory(t, author, unique('Root '), { display_title: 'The root' });
   mid = await makeCategory(t, author, unique('Mid '), { parent: root.title });
@@ -41,7 +39,6 @@ beforeAll(async () => {
   stub = await makeCategory(t, author, unique('Stub '), { parent: mid.title, stub: true });
   other = await makeCategory(t, author, unique('Other '));
 });
-afterAll(() => t.close());
 
 describe('category records', () => {
   it('carry parent, children, guides, stub and identification', async () => {

@@ -1,18 +1,15 @@
 // Wiki writes take the contents as wiki syntax (`contents`) or as the editor's document
 // tree (`contents_json`), never both; a tree is stored as the wiki syntax the editor
 // writes, and reads back as the same tree.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, unique, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 
-let t: TestApp;
 let author: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   author = await makeAuthor(t);
 });
-afterAll(() => t.close());
 
 const para = (...content: unknown[]) => ({ type: 'paragraph', content });
 const doc = {

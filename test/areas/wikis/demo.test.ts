@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { seedDemoOnce } from '../../../src/demo/seed.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   const out = await seedDemoOnce(t.db, { ...t.config, passwordHashCost: 4 }, t.clock, () => {});
   expect(out.seeded).toBe(true);
 });
-afterAll(() => t.close());
 
 describe('demo content', () => {
   it('a category tree three levels deep', async () => {

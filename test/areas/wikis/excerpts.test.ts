@@ -2,22 +2,19 @@
 // the linear parser, and stored; reads only read them. A hostile text (`[a` x 40000, whose
 // excerpt a regular expression took seconds to compute at every read) costs the writer
 // linear work once, and readers nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 import { countSteps, stepsTaken } from '../../../src/markup/index.js';
 import { plainExcerpt } from '../../../src/areas/wikis/wikis.queries.js';
 import * as excerptMigration from '../../../src/db/migrations/2026_11_23_1000_wiki_excerpts.js';
 
-let t: TestApp;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [author, user] = await Promise.all([makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 const stored = async (wikiid: number) => (await t.db.selectFrom('wikis').select('excerpt').where('wikiid', '=', wikiid).executeTakeFirstOrThrow()).excerpt;
 const light = async (namespace: string, wikiid: number, query = '') =>

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 import { nextVersion } from '../../../src/areas/wikis/wikis.service.js';
@@ -7,15 +7,12 @@ import { nextVersion } from '../../../src/areas/wikis/wikis.service.js';
 // The specification's release record; for wikis guideid is null and wikiid is added.
 const RELEASE_FIELDS = ['releaseid', 'guideid', 'langid', 'revisionid', 'user', 'status', 'title', 'init_date', 'release_date', 'notes', 'type', 'href', 'version', 'wikiid'].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de'] } });
+const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
   [admin, author, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 describe('wiki tags', () => {
   it('PUT adds a tag (creating it) as a new revision, stored in the shared tag storage; GET lists them alphabetically', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { enc, makeCategory, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
 
@@ -19,15 +19,12 @@ const NAMESPACE_FIELDS: Record<string, string[]> = {
 const keysOf = (o: object) => Object.keys(o).sort();
 const fullKeys = (ns: string) => [...FULL_FIELDS, ...NAMESPACE_FIELDS[ns]].sort();
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let user: TestUser;
-beforeAll(async () => {
-  t = await buildTestApp({ config: { languages: ['en', 'de', 'fr'] } });
+const t = appForFile({ config: { languages: ['en', 'de', 'fr'] } }, async () => {
   [admin, author, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeUser(t)]);
 });
-afterAll(() => t.close());
 
 describe('POST /wikis', () => {
   it('creates a WIKI page: 201 with the full record, stored with its first revision', async () => {

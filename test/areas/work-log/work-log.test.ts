@@ -1,14 +1,13 @@
 // The work log as its clients (the platform's automation app, the live sites' API pages)
 // drive it: the exact requests and answers of issue 11, on a guide with form fields.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 
 const CLIENT_FIELDS = ['entryid', 'guideid', 'userid', 'workorderid', 'starttime', 'endtime', 'max_form_revisionid', 'cancelled', 'duration', 'status', 'work_data', 'timingid'];
 const keysOf = (o: object) => Object.keys(o);
 
-let t: TestApp;
 let admin: TestUser;
 let author: TestUser;
 let moderator: TestUser;
@@ -19,8 +18,7 @@ let privateGuide: any;
 /** The guide's fields: [tension (number, required), torqued (checkbox, required), result (choice), remarks (text)]. */
 let f: { tension: number; torqued: number; result: number; remarks: number };
 let steps: number[];
-beforeAll(async () => {
-  t = await buildTestApp();
+const t = appForFile({}, async () => {
   [admin, author, moderator, user, other] = await Promise.all([makeAdmin(t), makeAuthor(t), makeModerator(t), makeUser(t), makeUser(t)]);
   guide = await makePublishedGuide(t, author, 1);
   guide = await addStep(t, author, guide, {
@@ -36,7 +34,6 @@ beforeAll(async () => {
   f = { tension: s2.fields[0].field_revisionid, torqued: s2.fields[1].field_revisionid, result: s3.fields[0].field_revisionid, remarks: s3.fields[1].field_revisionid };
   privateGuide = await addStep(t, author, await makeGuide(t, author), { title: 'Only step' });
 });
-afterAll(() => t.close());
 
 const stored = (entryid: number) => t.db.selectFrom('work_log').selectAll().where('entryid', '=', entryid).executeTakeFirst();
 const start = async (who: TestUser, body: Record<string, unknown> = {}) => {
