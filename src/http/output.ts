@@ -76,6 +76,15 @@ export function toXml(value: unknown): string {
   return out.join('');
 }
 
+/**
+ * Whether the hook below rewrites a JSON body (XML, `?pretty`): the one statement of its
+ * rules, for whoever sends prepared bytes (the guide cache sends a string then).
+ */
+export function outputRewritesBody(request: FastifyRequest): boolean {
+  const query = queryOf(request.url);
+  return wantsXml(request, query) || query?.has('pretty') === true;
+}
+
 export function registerOutputFormats(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
     const type = reply.getHeader('content-type');

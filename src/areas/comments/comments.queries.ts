@@ -6,7 +6,7 @@ import { guideRowReadable } from '../guides/guides.read-rule.js';
 import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';
-import { renderTexts } from '../wikis/render.js';
+import { renderWikiTexts } from '../content/render.js';
 import type { CommentTable, PostTable } from './comments.tables.js';
 import type { Comment, CommentAuthor, CommentContext, Post } from './comments.schemas.js';
 
@@ -89,7 +89,7 @@ export async function commentRecords(db: Kysely<Database>, config: Config, rows:
     : [];
   const [authors, rendered, images, videos] = await Promise.all([
     loadCommentAuthors(db, config, all.map((r) => r.userid)),
-    renderTexts(db, config, all.map((r) => r.text_raw)),
+    renderWikiTexts(db, config, all.map((r) => r.text_raw)),
     loadImageDetails(db, config, mediaRows.filter((m) => m.media_type === 'image').map((m) => m.mediaid)),
     loadVideoDetails(db, config, mediaRows.filter((m) => m.media_type === 'video').map((m) => m.mediaid)),
   ]);
@@ -149,7 +149,7 @@ export async function postRecords(db: Kysely<Database>, config: Config, rows: Po
   const ids = rows.map((r) => r.postid);
   const [authors, rendered, counts] = await Promise.all([
     loadCommentAuthors(db, config, rows.map((r) => r.userid)),
-    renderTexts(db, config, rows.map((r) => r.text_raw)),
+    renderWikiTexts(db, config, rows.map((r) => r.text_raw)),
     ids.length
       ? db.selectFrom('comments').select((eb) => ['contextid', eb.fn.countAll<number>().as('n')]).where('context', '=', 'post').where('contextid', 'in', ids).groupBy('contextid').execute()
       : Promise.resolve([]),

@@ -25,6 +25,7 @@ import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { readsEveryGuide } from './guides.read-rule.js';
+import { outputRewritesBody } from '../../http/output.js';
 
 declare module './guides.tables.js' {
   interface GuideTable {
@@ -51,11 +52,11 @@ export class ByteLru {
   private size = 0;
   hits = 0;
   misses = 0;
-  constructor(private readonly maxBytes: number, private readonly ttlMs: number) {}
+  constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
   get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
     const e = this.map.get(key);
-    if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlMs) {
+    if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
       // most recently used last
       this.map.delete(key);
       this.map.set(key, e);
@@ -102,7 +103,7 @@ export function guideCaches(app: FastifyInstance): Caches {
   let c = caches.get(app.db);
   if (!c) {
     const mb = app.config.guideCacheMb;
-    const ttl = app.config.guideCacheTtl * 1000;
+    const ttl = app.config.guideCacheTtl;
     c = { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
     caches.set(app.db, c);
   }
@@ -121,8 +122,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * string when the output hook (http/output.ts) rewrites the body (?pretty, XML).
  */
 function send(request: FastifyRequest, reply: FastifyReply, json: Buffer) {
-  const rewritten = /[?&](pretty|format)\b/.test(request.url) || /xml/.test(request.headers.accept ?? '');
-  return reply.header('content-type', JSON_TYPE).send(rewritten ? json.toString() : json);
+  return reply.header('content-type', JSON_TYPE).send(outputRewritesBody(request) ? json.toString() : json);
 }
 
 /**
@@ -142,7 +142,8 @@ function viewerClass(user: AuthUser | null): 'anonymous' | 'every guide' | null 
  * else under `key` and the viewer's class (guides.read-rule.ts).
  */
 async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>) {
-  const now = Date.now();
+  // Entries age on the app's clock (seconds), like everything else that expires.
+  const now = reply.server.clock.now();
   const cls = viewerClass(user);
   const hit = cache.get(key, revisionid, stamp, now) ?? (cls !== null ? cache.get(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
   if (hit !== undefined) return send(reply.request, reply, hit);

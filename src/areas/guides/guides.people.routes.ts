@@ -3,14 +3,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorResponses, Order } from '../../http/schemas.js';
+import { errorResponses, OffsetLimit, Order } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
 import { hasPrivilege, isAdmin, requireRole, requireUser, type AuthUser } from '../../http/auth.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
-import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, Paging, GuideParam, Revisionid } from './guides.schemas.js';
+import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, GuideParam, Revisionid } from './guides.schemas.js';
 import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
 import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
 import { changeGuide, guideFor } from './guides.http.js';
@@ -33,7 +33,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   const seesPrivate = (request: FastifyRequest, userid: number) => !!request.user && (request.user.userid === userid || isAdmin(request.user));
 
   // ---- a user's guides
-  const ListQuery = Type.Object({ ...Paging, order: Type.Optional(Order) });
+  const ListQuery = Type.Object({ ...OffsetLimit, order: Type.Optional(Order) });
   async function contributed(viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     let sel = lightSelect(db).where('g.deleted', '=', 0)
@@ -65,7 +65,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   };
   const completions = marked('guide_completions');
   const favorites = marked('guide_favorites');
-  const PageQuery = Type.Object({ ...Paging });
+  const PageQuery = Type.Object({ ...OffsetLimit });
 
   app.get('/user/completions', {
     config: { auth: 'user' },

@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorResponses, Order, StringEnum } from '../../http/schemas.js';
+import { errorResponses, OffsetLimit, Order, StringEnum } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
-import { LangQuery, Release, ReleaseList, Id, Paging, GuideParam } from './guides.schemas.js';
+import { LangQuery, Release, ReleaseList, Id, GuideParam } from './guides.schemas.js';
 import { findGuideRow, guideAccess } from './guides.queries.js';
 import { createRelease, releaseRecords, type ReleaseRow } from './guides.releases.js';
 import { guideFor } from './guides.http.js';
@@ -41,7 +41,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
       summary: 'Releases of every guide, ordered by releaseid',
       description: 'Releases of the guides the caller reads, language by language (a guide public in one language and private in another lists only the public language\'s releases to others): public ones; Admins and Authors every guide\'s; a logged-in user also those of the guides they own or collaborate on and of the languages they contributed to.',
       querystring: Type.Object({
-        ...Paging,
+        ...OffsetLimit,
         order: Type.Optional(Order),
         guideid: Type.Optional(Id()),
         langid: Type.Optional(StringEnum(langs)),
@@ -69,7 +69,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
       summary: 'Releases of one guide, ordered by releaseid',
       description: 'Every language of the guide the caller reads unless `langid` is given (the read rule applies per language: the releases of a language private to the caller are left out).',
       params: GuideParam,
-      querystring: Type.Object({ ...Paging, order: Type.Optional(Order), langid: LangQuery(langs) }),
+      querystring: Type.Object({ ...OffsetLimit, order: Type.Optional(Order), langid: LangQuery(langs) }),
       response: { 200: ReleaseList, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {

@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Empty, errorResponses, Order, StringEnum } from '../../http/schemas.js';
+import { Empty, errorResponses, OffsetLimit, Order, StringEnum } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
 import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { NothingToChange } from '../content/revisions.js';
-import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
+import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, GuideParam } from './guides.schemas.js';
 import { buildFullRecord, buildFullRecordFor, findGuideRow, guideAccess, lightGuidePage, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
@@ -75,7 +75,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Featured guides (flag GUIDE_STARRED), ordered by guideid',
-      querystring: Type.Object({ ...Paging, order: Type.Optional(Order) }),
+      querystring: Type.Object({ ...OffsetLimit, order: Type.Optional(Order) }),
       response: { 200: Type.Array(LightGuide), ...errorResponses(422) },
     },
   }, async (request) => {

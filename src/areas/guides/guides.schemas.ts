@@ -1,7 +1,7 @@
 // The specification's guide records (light, full, prerequisite, step, line, bullet
 // style, release, flag) with exactly their fields, and the request shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, ImageObject, MAX_ID, Nullable, Order, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, ImageObject, MAX_ID, Nullable, OffsetLimit, Order, StringEnum, Timestamp } from '../../http/schemas.js';
 import { VideoDetail } from '../media/media.schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { Comment } from '../comments/comments.schemas.js';
@@ -9,12 +9,6 @@ import { FormField, FormFieldsInput } from './guides.fields.js';
 
 // Ids are 32-bit integers in both databases: a larger one cannot exist (422, never a database error).
 export { Id, MAX_ID };
-
-/** `offset` (0 to MAX_ID, default 0) and `limit` (1 to 200, default 20). */
-export const Paging = {
-  offset: Type.Integer({ minimum: 0, maximum: MAX_ID, default: 0, description: 'Items to skip.' }),
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 20, description: 'Items to return, 1 to 200.' }),
-};
 
 export const GuideParam = Type.Object({ guideid: Id() });
 
@@ -303,7 +297,7 @@ export const Revisionid = Id({ description: 'The current revisionid (409 with th
 
 export function guideListQuery(types: readonly string[], languages: readonly string[]) {
   return Type.Object({
-    ...Paging,
+    ...OffsetLimit,
     order: Type.Optional(Order),
     guideids: Type.Optional(Type.String({ pattern: '^\\s*\\d{1,10}(\\s*,\\s*\\d{1,10}){0,199}\\s*$', description: 'Comma-separated guideids (up to 200).' })),
     filter: Type.Optional(StringEnum(types, { description: 'Only guides of this type.' })),

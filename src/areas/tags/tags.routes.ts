@@ -3,8 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorResponses, Order } from '../../http/schemas.js';
-import { Paging } from '../guides/guides.schemas.js';
+import { errorResponses, OffsetLimit, Order } from '../../http/schemas.js';
 import { readableGuideIds } from '../guides/guides.queries.js';
 
 export async function tagsRoutes(fastify: FastifyInstance) {
@@ -15,7 +14,7 @@ export async function tagsRoutes(fastify: FastifyInstance) {
       tags: ['Tags'],
       summary: 'All tags, ordered by tagid',
       description: 'Tags of guides and wikis, each once, as plain strings. Only tags of what the caller may read: a tag used only by private (or deleted) guides is listed only to those who may read one of them.',
-      querystring: Type.Object({ ...Paging, order: Type.Optional(Order) }),
+      querystring: Type.Object({ ...OffsetLimit, order: Type.Optional(Order) }),
       response: { 200: Type.Array(Type.String()), ...errorResponses(422) },
     },
   }, async (request) => {

@@ -9,7 +9,7 @@ import { loadImageObjects } from '../media/image-object.js';
 import { tagsOf } from '../tags/tags.queries.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { findTeam, toTeamSummaries } from '../teams/teams.queries.js';
-import { renderTexts } from './render.js';
+import { renderWikiTexts } from '../content/render.js';
 import { categoryGuides } from './category-guides.js';
 import { canEditWiki, categoryChildren, displayTitle, wikiUrl, type WikiRow, type WikiTexts } from './wikis.queries.js';
 import type { Supplier, WikiFull, WikiRelease } from './wikis.schemas.js';
@@ -28,7 +28,7 @@ export function parseSuppliers(json: string): Supplier[] {
 export async function fullRecord(db: Kysely<Database>, config: Config, wiki: WikiRow, texts: WikiTexts, caller: AuthUser | null): Promise<WikiFull> {
   const isCategory = wiki.namespace === 'CATEGORY';
   const [rendered, images, tags, translations, authors, canEdit] = await Promise.all([
-    renderTexts(db, config, isCategory ? [texts.contents_raw, texts.identification_raw] : [texts.contents_raw]),
+    renderWikiTexts(db, config, isCategory ? [texts.contents_raw, texts.identification_raw] : [texts.contents_raw]),
     loadImageObjects(db, config, [wiki.imageid]),
     tagsOf(db, 'wiki', wiki.wikiid),
     db.selectFrom('wiki_translations').select('langid').where('wikiid', '=', wiki.wikiid).orderBy('langid').execute(),

@@ -9,7 +9,7 @@ import { normalizeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageObjects } from '../media/image-object.js';
 import { recordView } from '../view-history/view-history.recorder.js';
-import { renderTexts } from './render.js';
+import { renderWikiTexts } from '../content/render.js';
 import { categoryGuides } from './category-guides.js';
 import { categoryHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
@@ -287,7 +287,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const wiki = await existing('CATEGORY', request.params.title);
     const texts = await textsFor(db, wiki, request.query.langid);
-    const [[rendered], images] = await Promise.all([renderTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config, [wiki.imageid])]);
+    const [[rendered], images] = await Promise.all([renderWikiTexts(db, config, [texts.identification_raw]), loadImageObjects(db, config, [wiki.imageid])]);
     return {
       wikiid: wiki.wikiid, title: wiki.title, display_title: displayTitle(wiki, texts), langid: texts.langid, revisionid: texts.revisionid,
       identification_raw: texts.identification_raw, identification_rendered: rendered, image: wiki.imageid ? images.get(wiki.imageid) ?? null : null,

@@ -35,6 +35,22 @@ describe('the guide cache', () => {
     expect(xml.body).toContain(`<guideid>${g.guideid}</guideid>`);
   });
 
+  it('an entry lives GUIDE_CACHE_TTL seconds of the app\'s clock, then is built again', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    const cache = guideCaches(t.app).guides;
+    await read(g.guideid);
+    // A change the cache cannot see (as below): served stale while the entry is young...
+    await t.db.updateTable('guide_lines').set({ text: 'Changed by hand' }).where('stepid', '=', g.steps[0].stepid).execute();
+    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    const hits = cache.hits;
+    expect((await read(g.guideid)).json().steps[0].lines[0].text_raw).toBe('Line of step 1');
+    expect(cache.hits).toBe(hits + 1);
+    // ...and built afresh once the clock has moved past its lifetime.
+    t.clock.advance(1);
+    expect((await read(g.guideid)).json().steps[0].lines[0].text_raw).toBe('Changed by hand');
+    expect(cache.hits).toBe(hits + 1);
+  });
+
   it('a step edit shows at once', async () => {
     const g = await makePublishedGuide(t, author, 2);
     await read(g.guideid);
