@@ -3,8 +3,8 @@
 // internal links are resolved through the caller's resolver. Only a fixed set of
 // elements and attributes is ever written: no input can produce a script, an event
 // handler or a javascript: URL.
-import type { DocMark, DocNode, MarkupResolver } from './types.js';
-import { IMAGE_ALIGNS, IMAGE_SIZES, markRank, TOGGLE_MARKS, nullResolver } from './types.js';
+import type { DocMark, DocNode, MarkupResolver, ToggleMark } from './types.js';
+import { IMAGE_ALIGNS, IMAGE_SIZES, isToggleMark, markRank, TOGGLE_MARKS, nullResolver } from './types.js';
 import { escapeOut } from './escape.js';
 import { safeHref, safeSrc } from './urls.js';
 import { sameAttrs } from './inline.js';
@@ -27,7 +27,7 @@ function renderableMarks(node: DocNode): DocMark[] {
   for (const m of node.marks ?? []) {
     if (m.type === 'link') {
       if (typeof m.attrs?.href !== 'string' || safeHref(m.attrs.href) === null) continue;
-    } else if (!(m.type in TOGGLE_MARKS) && m.type !== 'code') continue;
+    } else if (!isToggleMark(m.type) && m.type !== 'code') continue;
     if (m.type === 'code' && node.type !== 'text') continue;
     if (!out.some((o) => o.type === m.type)) out.push(m);
   }
@@ -41,13 +41,13 @@ function openMark(m: DocMark): string {
     return `<a href="${escapeOut(href)}"${title}${relFor(href, m.attrs?.target === '_blank')}>`;
   }
   if (m.type === 'code') return '<code>';
-  return `<${TOGGLE_MARKS[m.type as keyof typeof TOGGLE_MARKS].tag}>`;
+  return `<${TOGGLE_MARKS[m.type as ToggleMark].tag}>`;
 }
 
 function closeMark(m: DocMark): string {
   if (m.type === 'link') return '</a>';
   if (m.type === 'code') return '</code>';
-  return `</${TOGGLE_MARKS[m.type as keyof typeof TOGGLE_MARKS].tag}>`;
+  return `</${TOGGLE_MARKS[m.type as ToggleMark].tag}>`;
 }
 
 const sameMark = (a: DocMark, b: DocMark) => a.type === b.type && sameAttrs(a.attrs, b.attrs);

@@ -10,7 +10,7 @@
 // first with [br][br], other blocks inside list items become text, empty paragraphs and
 // headings are dropped, heading levels are clamped to 2..6, ordered lists start at 1.
 import type { DocMark, DocNode, ToggleMark } from './types.js';
-import { IMAGE_ALIGNS, IMAGE_SIZES, TOGGLE_MARKS } from './types.js';
+import { IMAGE_ALIGNS, IMAGE_SIZES, isToggleMark, TOGGLE_MARKS } from './types.js';
 import { DELIM_CHARS, ESCAPABLE, sameAttrs, trimInline } from './inline.js';
 import { safeHref } from './urls.js';
 import { DEFAULT_QUOTE_FORMAT, MAX_LIST_DEPTH } from './parse.js';
@@ -211,7 +211,7 @@ export function serializeInline(nodes: DocNode[], ctx: InlineContext = ONE_LINE)
     const nodeLink = ctx.tagArgument ? undefined : linkOf(node);
     // a line ends with its marks closed: a hard break carries only its own marks
     const want = node.type === 'text' || node.type === 'hard_break'
-      ? new Set((node.marks ?? []).map((m) => m.type).filter((t): t is ToggleMark => t in TOGGLE_MARKS))
+      ? new Set((node.marks ?? []).map((m) => m.type).filter(isToggleMark))
       : null;
     if (link !== nodeLink && !(link && nodeLink && sameAttrs(link.attrs, nodeLink.attrs))) {
       // marks that end with the link close inside it

@@ -54,6 +54,8 @@ export const TOGGLE_MARKS = {
   superscript: { delim: '^^', tag: 'sup' },
 } as const;
 export type ToggleMark = keyof typeof TOGGLE_MARKS;
+/** Whether a mark type (which may come from a client's tree: `constructor`, `__proto__`) is a toggled mark. */
+export const isToggleMark = (type: string): type is ToggleMark => Object.hasOwn(TOGGLE_MARKS, type);
 
 /** Canonical order of marks on a text node (outermost first when rendered). */
 export const MARK_ORDER = ['link', 'strong', 'em', 'underline', 'strikethrough', 'subscript', 'superscript', 'code'] as const;

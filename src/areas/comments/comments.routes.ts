@@ -9,7 +9,7 @@ import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
 import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
-import { checkMediaRefs } from '../media/media.access.js';
+import { checkMediaRefs, embedRefs } from '../media/media.access.js';
 
 const TAG = ['Comments'];
 const CommentParam = Type.Object({ commentid: Id() });
@@ -130,7 +130,10 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       const inLanguage = await resolveContext(db, context, contextid, langid);
       if (inLanguage) await requireContextRead(db, user, inLanguage);
     }
-    if (b.media?.length) await checkMediaRefs(db, user, b.media.map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })));
+    await checkMediaRefs(db, user, [
+      ...embedRefs([{ field: 'text', text }]),
+      ...(b.media ?? []).map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })),
+    ]);
     const now = clock.now();
     const commentid = await db.transaction().execute(async (trx) => {
       const row = await trx.insertInto('comments').values({
@@ -156,6 +159,7 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const row = await existing(request.params.commentid);
     requireOwnerOrModerator(request, row.userid);
     const text = checkCommentText(config, request.body.text);
+    await checkMediaRefs(db, requireUser(request), embedRefs([{ field: 'text', text }]));
     await db.transaction().execute((trx) => trx.updateTable('comments').set({ text_raw: text, modified_date: clock.now() }).where('commentid', '=', row.commentid).execute());
     return record(await existing(row.commentid));
   });

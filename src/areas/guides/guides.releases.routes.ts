@@ -74,10 +74,15 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const q = request.query;
-    const ctx = await guideFor(app, request, request.params.guideid, q.langid, 'read');
-    let sel = db.selectFrom('guide_releases').selectAll().where('guideid', '=', ctx.row.guideid);
+    const { guideid } = request.params;
+    // Without a langid the caller is answered for the languages they read, not refused for
+    // the default one; the guide's own answer (404, 401, 403) only when they read none.
+    const readsSome = q.langid === undefined && await db.selectFrom('guides as g').select('g.langid').where('g.guideid', '=', guideid)
+      .where('g.deleted', '=', 0).where(guideRowReadable(request.user, 'g')).limit(1).executeTakeFirst();
+    if (!readsSome) await guideFor(app, request, guideid, q.langid, 'read');
+    let sel = db.selectFrom('guide_releases').selectAll().where('guideid', '=', guideid);
     if (q.langid !== undefined) sel = sel.where('langid', '=', q.langid);
-    else sel = sel.where('langid', 'in', readableLanguages(ctx.row.guideid, request.user));
+    else sel = sel.where('langid', 'in', readableLanguages(guideid, request.user));
     const rows = await sel.orderBy('releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
     return { releases: await releaseRecords(db, config, rows) };
   });

@@ -6,7 +6,7 @@
 // on each other in opposite orders.
 import { invalidField, unprocessable, type FieldError } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
-import { checkMediaRefs, mediaRefErrors, type MediaRef } from '../media/media.access.js';
+import { checkMediaRefs, embedRefs, mediaRefErrors, type MediaRef } from '../media/media.access.js';
 import { addTag, normalizeTag, tagsOf } from '../tags/tags.queries.js';
 import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
@@ -219,6 +219,7 @@ export async function validateGuideFields(db: Db, user: AuthUser, b: GuideFields
     if (b.imageid !== null) mediaRefs.push({ kind: 'image', id: b.imageid, field: 'imageid' });
     set.imageid = b.imageid;
   }
+  mediaRefs.push(...embedRefs([{ field: 'introduction', text: b.introduction }, { field: 'conclusion', text: b.conclusion }]));
   errors.push(...(await mediaRefErrors(db, user, mediaRefs)));
   if (errors.length) throw unprocessable(errors);
   return { set, prerequisites };
@@ -328,6 +329,11 @@ export async function validateMedia(db: Db, user: AuthUser, m: MediaInput | null
   if (typeof m.data !== 'number') throw invalidField('media.data', 'Video media take one videoid.');
   await checkMediaRefs(db, user, [{ kind: 'video', id: m.data, field: 'media.data' }]);
   return { type: 'video', videoid: m.data };
+}
+
+/** Step lines may embed only media the caller may use (422 naming the line). */
+export async function checkLineEmbeds(db: Db, user: AuthUser, lines: Array<{ text: string }>, field = 'lines') {
+  await checkMediaRefs(db, user, embedRefs(lines.map((l, i) => ({ field: `${field}[${i}].text`, text: l.text }))));
 }
 
 /** Writes a step's lines: kept lineids stay, others are new. */

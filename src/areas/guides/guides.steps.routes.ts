@@ -8,12 +8,13 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses } from '../../http/schemas.js';
 import { invalidField, notFound } from '../../http/errors.js';
+import { requireUser } from '../../http/auth.js';
 import { wikiToDoc } from '../../markup/index.js';
 import { renderDocs } from '../content/render.js';
 import { bulletStyleRecord, loadBulletStyles, stepRecordById } from './guides.queries.js';
 import { FullGuide, LangQuery, LineInput, PreviewLine, Revisionid, Step, StepCreate, StepPatch, Id, GuideParam } from './guides.schemas.js';
 import {
-  commitStepRevision, insertStep, lockStep, moveStep, StaleRevision, stepIdsInOrder, validateLines, validateMedia, writeLines, writeMedia, writeStepOrder,
+  checkLineEmbeds, commitStepRevision, insertStep, lockStep, moveStep, StaleRevision, stepIdsInOrder, validateLines, validateMedia, writeLines, writeMedia, writeStepOrder,
 } from './guides.service.js';
 import { changeGuide, currentGuide, guideFor } from './guides.http.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
@@ -42,6 +43,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const b = request.body;
     const lines = validateLines(b.lines, await loadBulletStyles(db));
+    await checkLineEmbeds(db, ctx.user!, lines);
     const media = (await validateMedia(db, ctx.user!, b.media)) ?? null;
     const fields = b.fields ? validateFields(b.fields) : undefined;
     await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'step_add' }, (trx, now) =>
@@ -71,6 +73,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, step.guideid, step.langid, 'edit');
     const b = request.body;
     const lines = b.lines ? validateLines(b.lines, await loadBulletStyles(db)) : undefined;
+    if (lines) await checkLineEmbeds(db, ctx.user!, lines);
     const media = await validateMedia(db, ctx.user!, b.media);
     const fields = b.fields ? validateFields(b.fields) : undefined;
     await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
@@ -150,6 +153,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const styles = await loadBulletStyles(db);
     const lines = validateLines(request.body.lines, styles);
+    await checkLineEmbeds(db, requireUser(request), lines);
     const html = await renderDocs(db, config, lines.map((l) => wikiToDoc(l.text)), { inline: true });
     return lines.map((l, i) => ({
       text_raw: l.text,

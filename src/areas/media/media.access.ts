@@ -7,6 +7,9 @@
 //   content may refer only to items the caller may read (`checkMediaRefs`); an avatar or
 //   a team image only to its owner's own items (`ownedBy`).
 //
+// Texts (wiki syntax or a document tree) embed items too: `embedRefs` gives the ids
+// every write of such a text checks here.
+//
 // "Content that shows an item": a guide (its image, documents, a step's images or video)
 // that is not deleted, in the language that shows it; a wiki's image; a user's avatar; a
 // team's image; a comment's media (readable as what it is on); the poster of a video one
@@ -16,6 +19,7 @@ import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
 import { unprocessable, type FieldError } from '../../http/errors.js';
 import { guideAccess, type GuideRow } from '../guides/guides.queries.js';
+import { collectRefs } from '../../markup/index.js';
 
 export type MediaKind = 'image' | 'video' | 'document';
 
@@ -192,6 +196,22 @@ export async function mediaRefErrors(db: Db, user: AuthUser, refs: MediaRef[], o
   }
   const order = (e: FieldError) => refs.findIndex((r) => r.field === e.field);
   return errors.sort((x, y) => order(x) - order(y));
+}
+
+/**
+ * The `[image|ID]` and `[video|ID]` embeds of wiki texts as references to check: a text
+ * renders a signed URL for each, so a write may embed only what the caller may use.
+ * Each text is named by the request field that holds it (undefined texts are skipped).
+ */
+export function embedRefs(texts: Array<{ field: string; text: string | undefined | null }>): MediaRef[] {
+  const refs: MediaRef[] = [];
+  for (const { field, text } of texts) {
+    if (text == null) continue;
+    const found = collectRefs(text);
+    for (const id of found.images) refs.push({ kind: 'image', id, field });
+    for (const id of found.videos) refs.push({ kind: 'video', id, field });
+  }
+  return refs;
 }
 
 /** `mediaRefErrors` as a 422. */

@@ -8,7 +8,7 @@ import { HttpError, invalidField, notFound } from '../../http/errors.js';
 import { reauthorizing, requireUser, type AuthUser } from '../../http/auth.js';
 import { readableMedia } from './media.access.js';
 import { useMediaClock } from './media.urls.js';
-import { admitUpload } from './media.storage.js';
+import { admitUpload, uploadStanding } from './media.storage.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import {
@@ -208,18 +208,19 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     schema: {
       tags: USER_TAG,
       summary: 'Media constraints of the service',
-      description: 'Per media item name (GuideImage, GuideVideoObject, GuideEmbedObject, Document): accepted types, the largest upload in bytes, image dimensions, the image size variants (box and fit) and the video encodings made. `name` filters (comma-separated).',
+      description: 'Per media item name (GuideImage, GuideVideoObject, GuideEmbedObject, Document): accepted types, the largest upload in bytes, image dimensions, the image size variants (box and fit), the video encodings made and the video upload limits (maxSeconds, maxDimension, maxStreams); on every uploaded kind, `account`: the caller\'s quota, what their media use of it and their hourly upload rate. `name` filters (comma-separated).',
       querystring: ConstraintsQuery,
       response: { 200: Type.Record(Type.String(), Constraint), ...errorResponses(401, 422) },
     },
   }, async (request) => {
     const names = (request.query.name ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     for (const n of names) if (!(MEDIA_TYPES as readonly string[]).includes(n)) throw invalidField('name', `name must be one of: ${MEDIA_TYPES.join(', ')}.`);
+    const account = await uploadStanding(services, requireUser(request));
     const all = {
       GuideImage: {
         name: 'GuideImage' as const, kind: 'image',
         mimeTypes: ACCEPTED_FORMATS.image.map((f) => f.mime), extensions: ACCEPTED_FORMATS.image.flatMap((f) => [...f.extensions]),
-        maxBytes: kindLimit(config, 'image'), minWidth: 1, minHeight: 1, maxWidth: MAX_IMAGE_SIDE, maxHeight: MAX_IMAGE_SIDE,
+        maxBytes: kindLimit(config, 'image'), account, minWidth: 1, minHeight: 1, maxWidth: MAX_IMAGE_SIDE, maxHeight: MAX_IMAGE_SIDE,
         variants: [
           ...IMAGE_VARIANTS.filter((v) => v !== 'original').map((v) => ({ name: v, ...VARIANT_BOXES[v as keyof typeof VARIANT_BOXES] })),
           { name: 'original', width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: 'original' },
@@ -228,13 +229,14 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       GuideVideoObject: {
         name: 'GuideVideoObject' as const, kind: 'video',
         mimeTypes: ACCEPTED_FORMATS.video.map((f) => f.mime), extensions: ACCEPTED_FORMATS.video.flatMap((f) => [...f.extensions]),
-        maxBytes: kindLimit(config, 'video'), maxWidth: ENCODING_MAX.width, maxHeight: ENCODING_MAX.height, encodings: [...ENCODING_FORMATS],
+        maxBytes: kindLimit(config, 'video'), account, maxWidth: ENCODING_MAX.width, maxHeight: ENCODING_MAX.height, encodings: [...ENCODING_FORMATS],
+        maxSeconds: config.videoMaxSeconds, maxDimension: config.videoMaxDimension, maxStreams: config.videoMaxStreams,
       },
       GuideEmbedObject: { name: 'GuideEmbedObject' as const, kind: 'embed', mimeTypes: ['text/html'], extensions: [], maxBytes: null },
       Document: {
         name: 'Document' as const, kind: 'document',
         mimeTypes: ACCEPTED_FORMATS.document.map((f) => f.mime), extensions: ACCEPTED_FORMATS.document.flatMap((f) => [...f.extensions]),
-        maxBytes: kindLimit(config, 'document'),
+        maxBytes: kindLimit(config, 'document'), account,
       },
     };
     const out: Record<string, Static<typeof Constraint>> = {};

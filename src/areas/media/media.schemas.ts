@@ -182,6 +182,16 @@ export const Constraint = Type.Object({
   maxHeight: Type.Optional(Type.Integer()),
   variants: Type.Optional(Type.Array(VariantInfo)),
   encodings: Type.Optional(Type.Array(Type.String())),
+  maxSeconds: Type.Optional(Type.Integer({ description: 'Videos: the longest an upload may last (VIDEO_MAX_SECONDS).' })),
+  maxDimension: Type.Optional(Type.Integer({ description: 'Videos: the largest width or height of an upload, in pixels (VIDEO_MAX_DIMENSION); maxWidth/maxHeight are the encodings\' box.' })),
+  maxStreams: Type.Optional(Type.Integer({ description: 'Videos: the most streams an upload may hold (VIDEO_MAX_STREAMS).' })),
+  account: Type.Optional(Type.Object({
+    quotaBytes: Nullable(Type.Integer({ description: 'The caller\'s storage quota in bytes (MEDIA_QUOTA_BYTES, MEDIA_ADMIN_QUOTA_BYTES); null: no limit.' })),
+    usedBytes: Type.Integer({ description: 'Bytes the caller\'s media take (originals, variants, encodings).' }),
+    remainingBytes: Nullable(Type.Integer({ description: 'What the quota leaves; null: no limit.' })),
+    uploadsPerHour: Nullable(Type.Integer({ description: 'Uploads and image edits the caller may make per hour (MEDIA_UPLOADS_PER_HOUR); null: no limit.' })),
+    uploadsLastHour: Type.Integer({ description: 'Uploads counted against that rate in the last hour.' }),
+  }, { description: 'The caller\'s storage and upload rate, shared by every kind that is uploaded.' })),
 });
 
 export const ConstraintsQuery = Type.Object({

@@ -33,6 +33,29 @@ export function quotaOf(config: Config, user: AuthUser): number | null {
   return quota > 0 ? quota : null;
 }
 
+/** Where the caller stands: their quota and what it holds, the hourly rate and what it has counted. */
+export interface UploadStanding {
+  quotaBytes: number | null;
+  usedBytes: number;
+  remainingBytes: number | null;
+  uploadsPerHour: number | null;
+  uploadsLastHour: number;
+}
+
+export async function uploadStanding(s: { db: Kysely<Database>; config: Config; clock: Clock }, user: AuthUser): Promise<UploadStanding> {
+  const quota = quotaOf(s.config, user);
+  const perHour = isAdmin(user) ? 0 : s.config.mediaUploadsPerHour;
+  const [used, recent] = await Promise.all([
+    storageUsed(s.db, user.userid),
+    s.db.selectFrom('media_uploads').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userid', '=', user.userid).where('created_date', '>', s.clock.now() - HOUR).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    quotaBytes: quota, usedBytes: used, remainingBytes: quota === null ? null : Math.max(0, quota - used),
+    uploadsPerHour: perHour > 0 ? perHour : null, uploadsLastHour: Number(recent.n),
+  };
+}
+
 export function quotaExceeded(quota: number, used: number): HttpError {
   return new HttpError(413, 'quota_exceeded', `Your media take ${used} of your ${quota} bytes of storage; this upload would pass that quota. Delete items you no longer need to free space.`);
 }

@@ -158,7 +158,10 @@ export function metaFromProbe(p: Probe, mime: string) {
   };
 }
 
-const AVC_PROFILES: Record<string, number> = { Baseline: 0x42, 'Constrained Baseline': 0x42, Main: 0x4d, Extended: 0x58, High: 0x64, 'High 10': 0x6e, 'High 4:2:2': 0x7a, 'High 4:4:4 Predictive': 0xf4 };
+/** AVC profile ids by ffprobe's profile name (a Map: the name is whatever the file says). */
+const AVC_PROFILES: ReadonlyMap<string, number> = new Map([
+  ['Baseline', 0x42], ['Constrained Baseline', 0x42], ['Main', 0x4d], ['Extended', 0x58], ['High', 0x64], ['High 10', 0x6e], ['High 4:2:2', 0x7a], ['High 4:4:4 Predictive', 0xf4],
+]);
 const hex2 = (n: number) => n.toString(16).padStart(2, '0');
 
 /** The RFC 6381 `codecs` value of an encoding, from ffprobe's view of it. */
@@ -166,7 +169,7 @@ export function codecsOf(p: Probe): string {
   const parts: string[] = [];
   for (const s of p.streams ?? []) {
     if (s.codec_name === 'h264') {
-      const profile = AVC_PROFILES[s.profile ?? ''] ?? 0x64;
+      const profile = AVC_PROFILES.get(s.profile ?? '') ?? 0x64;
       const constraints = s.profile === 'Constrained Baseline' ? 0xe0 : 0;
       parts.push(`avc1.${hex2(profile)}${hex2(constraints)}${hex2(s.level && s.level > 0 ? s.level : 30)}`);
     } else if (s.codec_name === 'aac') parts.push('mp4a.40.2');

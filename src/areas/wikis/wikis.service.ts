@@ -16,7 +16,7 @@ import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
-import { checkMediaRefs, readableMedia } from '../media/media.access.js';
+import { checkMediaRefs, embedRefs, readableMedia } from '../media/media.access.js';
 
 /** Thrown inside a transaction when the sent revisionid is not the current one; the route answers 409. */
 export class StaleRevision extends Error {
@@ -69,6 +69,14 @@ async function checkImage(db: Kysely<Database>, user: AuthUser, imageid: number 
   await checkMediaRefs(db, user, [{ kind: 'image', id: imageid, field: 'image' }]);
 }
 
+/** The texts a write sends may embed only media the caller may use. */
+async function checkEmbeds(db: Kysely<Database>, user: AuthUser, body: { contents_json?: unknown; identification?: string }, contents: string | undefined) {
+  await checkMediaRefs(db, user, embedRefs([
+    { field: body.contents_json !== undefined ? 'contents_json' : 'contents', text: contents },
+    { field: 'identification', text: body.identification },
+  ]));
+}
+
 /** Namespace rules: which fields this namespace takes at all. */
 function checkNamespaceFields(namespace: string, body: Record<string, unknown>) {
   const errors = [];
@@ -118,6 +126,7 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
   const contents = contentsOf(body);
   if (contents === undefined) throw missingField('contents');
   checkNamespaceFields(namespace, body);
+  await checkEmbeds(db, user, body, contents);
   const langid = body.langid ?? config.languages[0];
   checkLangid(config, langid);
   await checkImage(db, user, body.image);
@@ -157,6 +166,7 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
 export async function editWiki(db: Kysely<Database>, config: Config, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number, body: WikiPatch): Promise<void> {
   checkNamespaceFields(wiki.namespace, body);
   const contents = contentsOf(body);
+  await checkEmbeds(db, user, body, contents);
   if (langid !== wiki.langid) {
     checkLangid(config, langid);
     const wrong = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined && !TRANSLATABLE.has(k));

@@ -140,3 +140,37 @@ describe('POST /guides/duplicateReleases', () => {
     expect((await t.post('/guides/duplicateReleases', { token: author.token, body: { releaseid: r.releaseid, targets: [] } })).statusCode).toBe(422);
   });
 });
+
+describe('GET /guides/{id}/releases without langid, language by language', () => {
+  let t2: TestApp;
+  let writer: TestUser;
+  let reader: TestUser;
+  beforeAll(async () => {
+    t2 = await buildTestApp({ config: { languages: ['en', 'de'] } });
+    writer = await makeAuthor(t2);
+    reader = await makeUser(t2);
+  });
+  afterAll(() => t2.close());
+
+  it('the default language private, another public: the public language\'s releases, not a 403', async () => {
+    const g = await makePublishedGuide(t2, writer, 0, { title: 'Pump' });
+    const de = await t2.post('/guides', { token: writer.token, body: { guideid: g.guideid, langid: 'de', type: 'replacement', category: g.category, title: 'Pumpe', public: true } });
+    expect(de.statusCode, de.body).toBe(201);
+    for (const langid of ['en', 'de']) {
+      expect((await t2.post('/guides/releases', { token: writer.token, body: { guideid: g.guideid, langid, type: 'major' } })).statusCode).toBe(201);
+    }
+    await t2.db.updateTable('guides').set({ public: 0 }).where('guideid', '=', g.guideid).where('langid', '=', 'en').execute();
+    for (const who of [undefined, reader.token]) {
+      const res = await t2.get(`/guides/${g.guideid}/releases`, { token: who });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().releases.map((r: { langid: string }) => r.langid)).toEqual(['de']);
+      // Asking for the private language itself is still refused.
+      expect((await t2.get(`/guides/${g.guideid}/releases?langid=en`, { token: who })).statusCode).toBe(who ? 403 : 401);
+    }
+    // The writer reads both; nobody reading any language gets the guide's own answer.
+    expect((await t2.get(`/guides/${g.guideid}/releases`, { token: writer.token })).json().releases.map((r: { langid: string }) => r.langid)).toEqual(['en', 'de']);
+    await t2.db.updateTable('guides').set({ public: 0 }).where('guideid', '=', g.guideid).execute();
+    expect((await t2.get(`/guides/${g.guideid}/releases`, { token: reader.token })).statusCode).toBe(403);
+    expect((await t2.get('/guides/999999/releases', { token: reader.token })).statusCode).toBe(404);
+  });
+});

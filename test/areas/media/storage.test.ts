@@ -110,3 +110,31 @@ describe('the upload rate', () => {
     for (let i = 0; i < 5; i++) expect((await upload(t, admin, PDF, `adm${i}.pdf`)).statusCode).toBe(200);
   });
 });
+
+describe('GET /user/media/constraints tells the caller their limits and standing', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { mediaQuotaBytes: 1_000_000, mediaUploadsPerHour: 7, videoMaxSeconds: 90, videoMaxDimension: 1280, videoMaxStreams: 3 } });
+  });
+  afterAll(() => t.close());
+
+  it('the video limits, and the quota and upload rate with what the caller has used of them', async () => {
+    const u = await makeUser(t);
+    let c = (await t.get('/user/media/constraints', { token: u.token })).json();
+    expect(c.GuideVideoObject).toMatchObject({ maxSeconds: 90, maxDimension: 1280, maxStreams: 3 });
+    const fresh = { quotaBytes: 1_000_000, usedBytes: 0, remainingBytes: 1_000_000, uploadsPerHour: 7, uploadsLastHour: 0 };
+    for (const name of ['GuideImage', 'GuideVideoObject', 'Document']) expect(c[name].account, name).toEqual(fresh);
+    expect(c.GuideEmbedObject.account).toBeUndefined();
+
+    expect((await upload(t, u, PDF, 'one.pdf')).statusCode).toBe(200);
+    c = (await t.get('/user/media/constraints?name=Document', { token: u.token })).json();
+    expect(c.Document.account).toEqual({ quotaBytes: 1_000_000, usedBytes: PDF.length, remainingBytes: 1_000_000 - PDF.length, uploadsPerHour: 7, uploadsLastHour: 1 });
+    // An hour later the upload no longer counts against the rate; the bytes still do.
+    t.clock.advance(3601);
+    c = (await t.get('/user/media/constraints?name=Document', { token: u.token })).json();
+    expect(c.Document.account).toMatchObject({ usedBytes: PDF.length, uploadsLastHour: 0 });
+    // Admins: no rate, no quota by default.
+    c = (await t.get('/user/media/constraints?name=Document', { token: (await makeAdmin(t)).token })).json();
+    expect(c.Document.account).toMatchObject({ quotaBytes: null, remainingBytes: null, uploadsPerHour: null });
+  });
+});

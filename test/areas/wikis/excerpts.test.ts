@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
+import { makeImage } from '../../helpers/factories/guides.js';
 import { countSteps, stepsTaken } from '../../../src/markup/index.js';
 import { plainExcerpt } from '../../../src/areas/wikis/wikis.queries.js';
 import * as excerptMigration from '../../../src/db/migrations/2026_11_23_1000_wiki_excerpts.js';
@@ -22,7 +23,9 @@ const light = async (namespace: string, wikiid: number, query = '') =>
 
 describe('wiki excerpts', () => {
   it('are the plain text of what is written: marks, tags and embeds go, link labels stay', async () => {
-    const w = await makeWiki(t, author, { contents: "== Intro ==\n'''Bold''' and [https://e.test|a link], [guide|3|a guide]. [image|4]\n\n* one\n* two\n\n[code]\nx < y\n[/code]" });
+    // An embed names an image the writer may use (their own).
+    const image = await makeImage(t, author.userid);
+    const w = await makeWiki(t, author, { contents: `== Intro ==\n'''Bold''' and [https://e.test|a link], [guide|3|a guide]. [image|${image}]\n\n* one\n* two\n\n[code]\nx < y\n[/code]` });
     expect(await stored(w.wikiid)).toBe('Intro Bold and a link, a guide. one two x < y');
     expect((await light('WIKI', w.wikiid)).text).toBe('Intro Bold and a link, a guide. one two x < y');
   });
