@@ -17,6 +17,62 @@ export function findComment(db: Kysely<Database>, commentid: number) {
   return db.selectFrom('comments').selectAll().where('commentid', '=', commentid).executeTakeFirst();
 }
 
+export function findPost(db: Kysely<Database>, postid: number) {
+  return db.selectFrom('posts').selectAll().where('postid', '=', postid).executeTakeFirst();
+}
+
+interface Page { offset: number; limit: number; order?: string }
+
+/** One page of discussion posts ordered by postid, optionally in one language. */
+export function listPosts(db: Kysely<Database>, page: Page & { langid?: string }) {
+  let query = db.selectFrom('posts').selectAll();
+  if (page.langid) query = query.where('langid', '=', page.langid);
+  return query.orderBy('postid', page.order === 'DESC' ? 'desc' : 'asc').limit(page.limit).offset(page.offset).execute();
+}
+
+/** One page of the top-level comments on a discussion post, oldest first. */
+export function postComments(db: Kysely<Database>, postid: number, page: Page) {
+  return db.selectFrom('comments').selectAll().where('context', '=', 'post').where('contextid', '=', postid).where('parentid', 'is', null)
+    .orderBy('commentid').limit(page.limit).offset(page.offset).execute();
+}
+
+export interface CommentFilter extends Page {
+  context?: CommentContext;
+  langid?: string;
+  createdSince?: number;
+  modifiedSince?: number;
+}
+
+/**
+ * One page of top-level comments ordered by commentid. `readsAll`: the caller reads every
+ * guide's comments; otherwise only those on what `user` reads (onReadableGuides).
+ */
+export function listComments(db: Kysely<Database>, user: AuthUser | null | undefined, readsAll: boolean, q: CommentFilter) {
+  let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
+  if (!readsAll) query = onReadableGuides(query, user);
+  if (q.context) query = query.where('c.context', '=', q.context);
+  if (q.langid) query = query.where('c.langid', '=', q.langid);
+  // A thread is listed whole, so both filters look at the whole thread: the comment or
+  // any of its replies created (createdSince), or created or edited (modifiedSince).
+  if (q.createdSince !== undefined) {
+    const since = q.createdSince;
+    query = query.where((eb) => eb.or([
+      eb('c.date', '>=', since),
+      eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid').where('r.date', '>=', since)),
+    ]));
+  }
+  if (q.modifiedSince !== undefined) {
+    const since = q.modifiedSince;
+    query = query.where((eb) => eb.or([
+      eb('c.date', '>=', since),
+      eb('c.modified_date', '>=', since),
+      eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid')
+        .where((e2) => e2.or([e2('r.date', '>=', since), e2('r.modified_date', '>=', since)]))),
+    ]));
+  }
+  return query.orderBy('c.commentid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+}
+
 type CommentQuery<O> = SelectQueryBuilder<Database & { c: CommentTable }, 'c', O>;
 
 /**

@@ -1,13 +1,16 @@
 // Comments on guides, steps, wikis, INFO pages and discussion posts, with one level of replies.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config.js';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound } from '../../http/errors.js';
-import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
+import { invalidField, notFound } from '../../http/errors.js';
+import { requireUser } from '../../http/auth.js';
+import { forbiddenUnless } from '../../http/policy.js';
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, ContextParam } from './comments.schemas.js';
-import { commentRecords, findComment, onReadableGuides, type CommentRow } from './comments.queries.js';
+import { commentRecords, findComment, listComments, type CommentRow } from './comments.queries.js';
+import { canEditWriting, NOT_AUTHOR } from './comments.access.js';
+import { createComment, deleteComment, editComment } from './comments.service.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
 import { checkMediaRefs, embedRefs } from '../media/media.access.js';
 
@@ -21,13 +24,6 @@ export function checkCommentText(config: Config, text: string, field = 'text'): 
   const length = [...t].length;
   if (length < min || length > max) throw invalidField(field, `${field} must be ${min} to ${max} characters long.`, length === 0 ? 'missing_field' : 'out_of_range');
   return t;
-}
-
-/** The author, a Moderator or an Admin; 403 otherwise. */
-export function requireOwnerOrModerator(request: FastifyRequest, ownerid: number | null): AuthUser {
-  const user = requireUser(request);
-  if (user.userid !== ownerid && !hasPrivilege(user, 'Moderator')) throw forbidden('Only the author, a Moderator or an Admin may do this.');
-  return user;
 }
 
 export async function commentsRoutes(fastify: FastifyInstance) {
@@ -52,29 +48,9 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const q = request.query;
-    let query = db.selectFrom('comments as c').selectAll('c').where('c.parentid', 'is', null);
-    if (!readsPrivateGuides(request.user)) query = onReadableGuides(query, request.user);
-    if (q.context) query = query.where('c.context', '=', q.context);
-    if (q.langid) query = query.where('c.langid', '=', q.langid);
-    // A thread is listed whole, so both filters look at the whole thread: the comment or
-    // any of its replies created (createdSince), or created or edited (modifiedSince).
-    if (q.createdSince !== undefined) {
-      const since = q.createdSince;
-      query = query.where((eb) => eb.or([
-        eb('c.date', '>=', since),
-        eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid').where('r.date', '>=', since)),
-      ]));
-    }
-    if (q.modifiedSince !== undefined) {
-      const since = q.modifiedSince;
-      query = query.where((eb) => eb.or([
-        eb('c.date', '>=', since),
-        eb('c.modified_date', '>=', since),
-        eb.exists(eb.selectFrom('comments as r').select('r.commentid').whereRef('r.parentid', '=', 'c.commentid')
-          .where((e2) => e2.or([e2('r.date', '>=', since), e2('r.modified_date', '>=', since)]))),
-      ]));
-    }
-    const rows = await query.orderBy('c.commentid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    const rows = await listComments(db, request.user, readsPrivateGuides(request.user), {
+      offset: q.offset, limit: q.limit, order: q.order, context: q.context, langid: q.langid, createdSince: q.createdSince, modifiedSince: q.modifiedSince,
+    });
     return commentRecords(db, config, rows);
   });
 
@@ -135,15 +111,9 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       ...(b.media ?? []).map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })),
     ]);
     const now = clock.now();
-    const commentid = await db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('comments').values({
-        context, contextid, parentid: parent?.commentid ?? null, userid: user.userid, langid, title: parent?.title ?? target.title, text_raw: text, date: now,
-      }).returning('commentid').executeTakeFirstOrThrow();
-      if (b.media?.length) {
-        await trx.insertInto('comment_media').values(b.media.map((m, i) => ({ commentid: row.commentid, orderby: i, media_type: m.type, mediaid: m.id }))).execute();
-      }
-      return row.commentid;
-    });
+    const commentid = await createComment(db, {
+      context, contextid, parentid: parent?.commentid ?? null, userid: user.userid, langid, title: parent?.title ?? target.title, text_raw: text, date: now,
+    }, b.media ?? []);
     return reply.status(201).send(await record(await existing(commentid)));
   });
 
@@ -157,10 +127,10 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const row = await existing(request.params.commentid);
-    requireOwnerOrModerator(request, row.userid);
+    forbiddenUnless(canEditWriting(requireUser(request), row.userid), NOT_AUTHOR);
     const text = checkCommentText(config, request.body.text);
     await checkMediaRefs(db, requireUser(request), embedRefs([{ field: 'text', text }]));
-    await db.transaction().execute((trx) => trx.updateTable('comments').set({ text_raw: text, modified_date: clock.now() }).where('commentid', '=', row.commentid).execute());
+    await editComment(db, row.commentid, text, clock.now());
     return record(await existing(row.commentid));
   });
 
@@ -173,14 +143,8 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const row = await existing(request.params.commentid);
-    requireOwnerOrModerator(request, row.userid);
-    await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('comment_media').where('commentid', '=', row.commentid).execute();
-      await trx.deleteFrom('comments').where('parentid', '=', row.commentid).execute();
-      // A concurrent DELETE that lost the race removes nothing and answers 404.
-      const gone = await trx.deleteFrom('comments').where('commentid', '=', row.commentid).executeTakeFirst();
-      if (Number(gone.numDeletedRows) === 0) throw notFound('Comment');
-    });
+    forbiddenUnless(canEditWriting(requireUser(request), row.userid), NOT_AUTHOR);
+    await deleteComment(db, row.commentid);
     return reply.status(204).send(null);
   });
 }

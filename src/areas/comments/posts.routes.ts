@@ -7,9 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id, OffsetLimit } from '../../http/schemas.js';
 import { invalidField, notFound } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
+import { forbiddenUnless } from '../../http/policy.js';
 import { Comment, Post, PostCreate, PostListQuery, PostPatch } from './comments.schemas.js';
-import { commentRecords, deleteCommentsOn, postRecords, type PostRow } from './comments.queries.js';
-import { requireOwnerOrModerator } from './comments.routes.js';
+import { commentRecords, findPost, listPosts, postComments, postRecords, type PostRow } from './comments.queries.js';
+import { canEditWriting, NOT_AUTHOR } from './comments.access.js';
+import { createPost, deletePost, editPost } from './comments.service.js';
 
 const TAG = ['Discussion posts (extension)'];
 const PostParam = Type.Object({ postid: Id() });
@@ -19,7 +21,7 @@ export async function postsRoutes(fastify: FastifyInstance) {
   const { db, config, clock } = app;
 
   async function existing(postid: number): Promise<PostRow> {
-    const row = await db.selectFrom('posts').selectAll().where('postid', '=', postid).executeTakeFirst();
+    const row = await findPost(db, postid);
     if (!row) throw notFound('Post');
     return row;
   }
@@ -39,10 +41,7 @@ export async function postsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const q = request.query;
-    let query = db.selectFrom('posts').selectAll();
-    if (q.langid) query = query.where('langid', '=', q.langid);
-    const rows = await query.orderBy('postid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
-    return postRecords(db, config, rows);
+    return postRecords(db, config, await listPosts(db, { offset: q.offset, limit: q.limit, order: q.order, langid: q.langid }));
   });
 
   app.get('/posts/:postid', {
@@ -59,9 +58,7 @@ export async function postsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const post = await existing(request.params.postid);
-    const rows = await db.selectFrom('comments').selectAll().where('context', '=', 'post').where('contextid', '=', post.postid).where('parentid', 'is', null)
-      .orderBy('commentid').limit(request.query.limit).offset(request.query.offset).execute();
-    return commentRecords(db, config, rows);
+    return commentRecords(db, config, await postComments(db, post.postid, request.query));
   });
 
   app.post('/posts', {
@@ -79,7 +76,7 @@ export async function postsRoutes(fastify: FastifyInstance) {
     const text = checkText(b.text);
     const langid = b.langid ?? config.languages[0];
     if (!config.languages.includes(langid)) throw invalidField('langid', `langid must be one of the site's languages: ${config.languages.join(', ')}.`);
-    const row = await db.transaction().execute((trx) => trx.insertInto('posts').values({ userid: user.userid, langid, title, text_raw: text, date: clock.now() }).returningAll().executeTakeFirstOrThrow());
+    const row = await createPost(db, { userid: user.userid, langid, title, text_raw: text, date: clock.now() });
     return reply.status(201).send(await record(row));
   });
 
@@ -92,14 +89,14 @@ export async function postsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const post = await existing(request.params.postid);
-    requireOwnerOrModerator(request, post.userid);
+    forbiddenUnless(canEditWriting(requireUser(request), post.userid), NOT_AUTHOR);
     const set: { title?: string; text_raw?: string; modified_date: number } = { modified_date: clock.now() };
     if (request.body.title !== undefined) {
       set.title = request.body.title.trim();
       if (!set.title) throw invalidField('title', 'title must not be blank.', 'missing_field');
     }
     if (request.body.text !== undefined) set.text_raw = checkText(request.body.text);
-    await db.transaction().execute((trx) => trx.updateTable('posts').set(set).where('postid', '=', post.postid).execute());
+    await editPost(db, post.postid, set);
     return record(await existing(post.postid));
   });
 
@@ -112,14 +109,8 @@ export async function postsRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const post = await existing(request.params.postid);
-    requireOwnerOrModerator(request, post.userid);
-    await db.transaction().execute(async (trx) => {
-      // The row delete decides: a concurrent DELETE that lost the race finds nothing and
-      // answers 404 (its transaction rolls back) instead of a second 204.
-      const gone = await trx.deleteFrom('posts').where('postid', '=', post.postid).executeTakeFirst();
-      if (Number(gone.numDeletedRows) === 0) throw notFound('Post');
-      await deleteCommentsOn(trx, 'post', post.postid);
-    });
+    forbiddenUnless(canEditWriting(requireUser(request), post.userid), NOT_AUTHOR);
+    await deletePost(db, post.postid);
     return reply.status(204).send(null);
   });
 }

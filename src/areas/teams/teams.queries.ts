@@ -12,6 +12,16 @@ export function findTeam(db: Kysely<Database>, teamid: number) {
   return db.selectFrom('teams').selectAll().where('teamid', '=', teamid).executeTakeFirst();
 }
 
+/** One page of teams ordered by teamid. */
+export function listTeams(db: Kysely<Database>, page: { offset: number; limit: number; order?: string }) {
+  return db.selectFrom('teams').selectAll().orderBy('teamid', page.order === 'DESC' ? 'desc' : 'asc').limit(page.limit).offset(page.offset).execute();
+}
+
+/** Whether a user with this id exists (a team's owner or new member must). */
+export async function userExists(db: Kysely<Database>, userid: number): Promise<boolean> {
+  return !!(await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst());
+}
+
 /** Team summaries for a page of teams: member counts and images in two batched queries. */
 export async function toTeamSummaries(db: Kysely<Database>, config: Config, rows: TeamRow[]) {
   const ids = rows.map((r) => r.teamid);
@@ -44,15 +54,6 @@ export async function teamMembers(db: Kysely<Database>, config: Config, teamid: 
     .where('team_members.teamid', '=', teamid).orderBy('users.userid').execute();
   const summaries = await toUserSummaries(db, config, rows);
   return summaries.map((s, i) => ({ ...s, lead: toBool(rows[i].is_lead) }));
-}
-
-/** A team's owner or one of the members it marks as leads. */
-export async function isTeamLead(db: Kysely<Database>, userid: number, teamid: number): Promise<boolean> {
-  const team = await db.selectFrom('teams').select('owner').where('teamid', '=', teamid).executeTakeFirst();
-  if (!team) return false;
-  if (team.owner === userid) return true;
-  const m = await db.selectFrom('team_members').select('is_lead').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst();
-  return toBool(m?.is_lead);
 }
 
 /** Teams the user owns or leads. */

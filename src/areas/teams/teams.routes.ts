@@ -1,21 +1,24 @@
 // Teams. The specification gives the team record but no team endpoints; these are the
 // paths and shapes existing clients call (marked as extensions in the OpenAPI document).
-import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound } from '../../http/errors.js';
-import { isAdmin, requireUser, type AuthUser } from '../../http/auth.js';
-import { fromBool } from '../../db/helpers.js';
+import { invalidField, notFound } from '../../http/errors.js';
+import { requireUser, type AuthUser } from '../../http/auth.js';
+import { forbiddenUnless } from '../../http/policy.js';
 import { MemberPut, TeamCreate, TeamListQuery, TeamMember, TeamPatch, TeamSummary, TeamWithCode } from './teams.schemas.js';
-import { findTeam, isTeamLead, teamMembers, toTeamSummaries, type TeamRow } from './teams.queries.js';
+import { findTeam, listTeams, teamMembers, toTeamSummaries, userExists, type TeamRow } from './teams.queries.js';
+import { canManageTeam, canOwnTeam, holdsJoinCode } from './teams.access.js';
+import { createTeam, deleteTeam, newJoinCode, putMember, removeMember, updateTeam } from './teams.service.js';
 import { checkMediaRefs } from '../media/media.access.js';
+import type { Updateable } from 'kysely';
+import type { TeamTable } from './teams.tables.js';
 
 const TAG = ['Teams (extension)'];
 const TeamParam = Type.Object({ teamid: Id() });
 const MemberParam = Type.Object({ teamid: Id(), userid: Id() });
-const newJoinCode = () => randomBytes(9).toString('base64url');
+const NOT_MANAGER = 'Only the team\'s owner, its leads or an Admin may';
 
 export async function teamsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -25,13 +28,6 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const row = await findTeam(db, teamid);
     if (!row) throw notFound('Team');
     return row;
-  }
-
-  /** The owner, a lead or an Admin; 403 otherwise. */
-  async function requireTeamManager(request: FastifyRequest, team: TeamRow) {
-    const user = requireUser(request);
-    if (isAdmin(user) || (await isTeamLead(db, user.userid, team.teamid))) return user;
-    throw forbidden('Only the team\'s owner, its leads or an Admin may do this.');
   }
 
   async function withCode(teamid: number) {
@@ -50,8 +46,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     schema: { tags: TAG, summary: 'List teams, ordered by teamid (extension)', querystring: TeamListQuery, response: { 200: Type.Array(TeamSummary), ...errorResponses(422) } },
   }, async (request) => {
     const { offset, limit, order } = request.query;
-    const rows = await db.selectFrom('teams').selectAll().orderBy('teamid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
-    return toTeamSummaries(db, config, rows);
+    return toTeamSummaries(db, config, await listTeams(db, { offset, limit, order }));
   });
 
   app.post('/teams', {
@@ -69,16 +64,11 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     if (!b.name.trim()) throw invalidField('name', 'name must not be blank.');
     await checkImage(user, b.imageid);
     const owner = b.owner ?? user.userid;
-    if (!(await db.selectFrom('users').select('userid').where('userid', '=', owner).executeTakeFirst())) throw invalidField('owner', 'No such user.');
-    const now = clock.now();
-    const teamid = await db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('teams').values({
-        name: b.name.trim(), name_lower: b.name.trim().toLowerCase(), description: b.description ?? '', owner, location: b.location ?? '',
-        latitude: b.latitude ?? null, longitude: b.longitude ?? null, reputation: 0, imageid: b.imageid ?? null, join_code: newJoinCode(), created_date: now,
-      }).returning('teamid').executeTakeFirstOrThrow();
-      await trx.insertInto('team_members').values({ teamid: row.teamid, userid: owner, is_lead: 1, join_date: now }).execute();
-      return row.teamid;
-    });
+    if (!(await userExists(db, owner))) throw invalidField('owner', 'No such user.');
+    const teamid = await createTeam(db, {
+      name: b.name.trim(), name_lower: b.name.trim().toLowerCase(), description: b.description ?? '', owner, location: b.location ?? '',
+      latitude: b.latitude ?? null, longitude: b.longitude ?? null, reputation: 0, imageid: b.imageid ?? null,
+    }, clock.now());
     return reply.status(201).send(await withCode(teamid));
   });
 
@@ -92,31 +82,27 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     schema: { tags: TAG, summary: 'Update a team (extension)', description: 'The owner, a lead or an Admin; changing `owner` needs the owner or an Admin.', params: TeamParam, body: TeamPatch, response: { 200: TeamWithCode, ...errorResponses(401, 403, 404, 422) } },
   }, async (request) => {
     const team = await existingTeam(request.params.teamid);
-    const user = await requireTeamManager(request, team);
+    const user = requireUser(request);
+    forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} do this.`);
     const b = request.body;
-    const set: Record<string, unknown> = {};
+    const set: Updateable<TeamTable> = {};
     if (b.name !== undefined) {
       if (!b.name.trim()) throw invalidField('name', 'name must not be blank.');
       set.name = b.name.trim();
       set.name_lower = b.name.trim().toLowerCase();
     }
-    for (const f of ['description', 'location', 'latitude', 'longitude'] as const) if (b[f] !== undefined) set[f] = b[f];
+    if (b.description !== undefined) set.description = b.description;
+    if (b.location !== undefined) set.location = b.location;
+    if (b.latitude !== undefined) set.latitude = b.latitude;
+    if (b.longitude !== undefined) set.longitude = b.longitude;
     if (b.imageid !== undefined) {
       await checkImage(user, b.imageid);
       set.imageid = b.imageid;
     }
     if (b.regenerate_join_code) set.join_code = newJoinCode();
-    await db.transaction().execute(async (trx) => {
-      if (b.owner !== undefined && b.owner !== team.owner) {
-        if (!isAdmin(user) && user.userid !== team.owner) throw forbidden('Only the owner or an Admin may hand a team over.');
-        if (!(await trx.selectFrom('users').select('userid').where('userid', '=', b.owner).executeTakeFirst())) throw invalidField('owner', 'No such user.');
-        set.owner = b.owner;
-        const member = await trx.selectFrom('team_members').select('userid').where('teamid', '=', team.teamid).where('userid', '=', b.owner).executeTakeFirst();
-        if (member) await trx.updateTable('team_members').set({ is_lead: 1 }).where('teamid', '=', team.teamid).where('userid', '=', b.owner).execute();
-        else await trx.insertInto('team_members').values({ teamid: team.teamid, userid: b.owner, is_lead: 1, join_date: clock.now() }).execute();
-      }
-      if (Object.keys(set).length) await trx.updateTable('teams').set(set).where('teamid', '=', team.teamid).execute();
-    });
+    const newOwner = b.owner !== undefined && b.owner !== team.owner ? b.owner : undefined;
+    if (newOwner !== undefined) forbiddenUnless(canOwnTeam(user, team), 'Only the owner or an Admin may hand a team over.');
+    await updateTeam(db, team.teamid, set, newOwner, clock.now());
     return withCode(team.teamid);
   });
 
@@ -126,13 +112,8 @@ export async function teamsRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const team = await existingTeam(request.params.teamid);
     const user = requireUser(request);
-    if (!isAdmin(user) && user.userid !== team.owner) throw forbidden('Only the owner or an Admin may delete a team.');
-    await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('team_members').where('teamid', '=', team.teamid).execute();
-      const gone = await trx.deleteFrom('teams').where('teamid', '=', team.teamid).executeTakeFirst();
-      // Deleted meanwhile by a concurrent request: that one answered 204, this one 404.
-      if (Number(gone.numDeletedRows) === 0) throw notFound('Team');
-    });
+    forbiddenUnless(canOwnTeam(user, team), 'Only the owner or an Admin may delete a team.');
+    await deleteTeam(db, team.teamid);
     return reply.status(204).send(null);
   });
 
@@ -151,22 +132,14 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const team = await existingTeam(request.params.teamid);
     const target = request.params.userid;
     const body = request.body;
-    const manager = isAdmin(user) || (await isTeamLead(db, user.userid, team.teamid));
-    if (!manager) {
-      if (target !== user.userid) throw forbidden('Only the team\'s owner, its leads or an Admin may add other users.');
-      if (body.lead) throw forbidden('Only the team\'s owner, its leads or an Admin may set lead.');
-      if (body.join_code !== team.join_code) throw forbidden('A valid join_code is needed to join this team.', 'invalid_join_code');
+    if (!(await canManageTeam(db, user, team))) {
+      forbiddenUnless(target === user.userid, `${NOT_MANAGER} add other users.`);
+      forbiddenUnless(!body.lead, `${NOT_MANAGER} set lead.`);
+      forbiddenUnless(holdsJoinCode(team, body.join_code), 'A valid join_code is needed to join this team.', 'invalid_join_code');
     }
-    if (!(await db.selectFrom('users').select('userid').where('userid', '=', target).executeTakeFirst())) throw notFound('User');
+    if (!(await userExists(db, target))) throw notFound('User');
     if (target === team.owner && body.lead === false) throw invalidField('lead', 'The owner is always a lead.');
-    await db.transaction().execute(async (trx) => {
-      // Insert-or-keep in one statement: concurrent joins of one user add one membership.
-      const added = await trx.insertInto('team_members').values({ teamid: team.teamid, userid: target, is_lead: fromBool(body.lead ?? false), join_date: clock.now() })
-        .onConflict((oc) => oc.columns(['teamid', 'userid']).doNothing()).executeTakeFirst();
-      if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0 && body.lead !== undefined) {
-        await trx.updateTable('team_members').set({ is_lead: fromBool(body.lead) }).where('teamid', '=', team.teamid).where('userid', '=', target).execute();
-      }
-    });
+    await putMember(db, team.teamid, target, body.lead, clock.now());
     return teamMembers(db, config, team.teamid);
   });
 
@@ -183,10 +156,9 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const team = await existingTeam(request.params.teamid);
     const target = request.params.userid;
-    if (target !== user.userid) await requireTeamManager(request, team);
+    if (target !== user.userid) forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} do this.`);
     if (target === team.owner) throw invalidField('userid', 'The owner cannot leave the team; hand it over first.');
-    const gone = await db.deleteFrom('team_members').where('teamid', '=', team.teamid).where('userid', '=', target).executeTakeFirst();
-    if (Number(gone.numDeletedRows) === 0) throw notFound('Team member');
+    await removeMember(db, team.teamid, target);
     return teamMembers(db, config, team.teamid);
   });
 }

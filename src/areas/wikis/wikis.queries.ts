@@ -6,7 +6,7 @@ import type { WikiTable } from '../../db/foundation.tables.js';
 import type { AuthUser } from '../../http/auth.js';
 import { hasPrivilege, isAdmin } from '../../http/auth.js';
 import { loadImageObjects } from '../media/image-object.js';
-import { isTeamLead } from '../teams/teams.queries.js';
+import { isTeamLead } from '../teams/teams.access.js';
 import type { WikiTranslationTable } from './wikis.tables.js';
 import type { WikiLight } from './wikis.schemas.js';
 import { plainText, wikiToDoc } from '../../markup/index.js';

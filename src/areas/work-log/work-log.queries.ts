@@ -1,15 +1,14 @@
-// Reading the work log: rows, who may read them, the form each entry records against,
+// Reading the work log: rows, the form each entry records against,
 // and the records (a fixed number of batched queries for a whole page, whatever its size).
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Config } from '../../config.js';
-import { hasPrivilege, type AuthUser } from '../../http/auth.js';
-import { findGuideRow, guideAccess, parseJson } from '../guides/guides.queries.js';
+import type { AuthUser } from '../../http/auth.js';
+import { parseJson } from '../guides/guides.queries.js';
 import type { GuideSnapshot, StepSnapshot } from '../guides/guides.snapshots.js';
-import { guideRowReadable } from '../guides/guides.read-rule.js';
 import { loadFields, type FormField } from '../guides/guides.fields.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import type { WorkLogEntry } from './work-log.schemas.js';
+import { listableBy } from './work-log.access.js';
 
 export type WorkLogRow = Selectable<WorkLogTable>;
 type Db = Kysely<Database>;
@@ -18,37 +17,36 @@ export function findEntry(db: Db, entryid: number) {
   return db.selectFrom('work_log').selectAll().where('entryid', '=', entryid).executeTakeFirst();
 }
 
-/** Moderators and Admins act on every entry; its assignee on theirs. */
-export const actsOnEntry = (user: AuthUser, row: WorkLogRow) => user.userid === row.userid || hasPrivilege(user, 'Moderator');
-
-/**
- * Who reads an entry: its assignee and its creator, Moderators and Admins, and whoever
- * may read its guide in the entry's language (`listableBy` is the same rule as SQL).
- */
-export async function readsEntry(db: Db, config: Config, user: AuthUser, row: WorkLogRow): Promise<boolean> {
-  if (actsOnEntry(user, row) || user.userid === row.userid_created) return true;
-  const guide = await findGuideRow(db, config, row.guideid, row.langid);
-  return guide !== undefined && (await guideAccess(db, user, guide)).read;
+/** One page of the entries `user` may list, with the list's filters. */
+export function listEntries(db: Db, user: AuthUser, q: { offset: number; limit: number; order?: string; userid?: number; guideid?: number; workorderid?: string; status?: string; langid?: string }) {
+  let query = listableBy(db.selectFrom('work_log as w').selectAll('w'), user);
+  if (q.userid !== undefined) query = query.where('w.userid', '=', q.userid);
+  if (q.guideid !== undefined) query = query.where('w.guideid', '=', q.guideid);
+  if (q.workorderid !== undefined) query = query.where('w.workorderid', '=', q.workorderid);
+  if (q.status !== undefined) query = query.where('w.status', '=', q.status);
+  if (q.langid !== undefined) query = query.where('w.langid', '=', q.langid);
+  return query.orderBy('w.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
 }
 
-type EntryQuery<O> = SelectQueryBuilder<Database & { w: WorkLogTable }, 'w', O>;
-
-/**
- * `readsEntry` as SQL, for lists: Moderators and Admins see every entry; others the
- * entries assigned to them or started by them, and those whose guide they read in the
- * entry's language (the read rule applies per language, guides.read-rule.ts).
- */
-export function listableBy<O>(query: EntryQuery<O>, user: AuthUser): EntryQuery<O> {
-  if (hasPrivilege(user, 'Moderator')) return query;
-  return query.where((eb) => eb.or([
-    eb('w.userid', '=', user.userid),
-    eb('w.userid_created', '=', user.userid),
-    eb.exists(eb.selectFrom('guides as g').select('g.guideid').whereRef('g.guideid', '=', 'w.guideid').whereRef('g.langid', '=', 'w.langid')
-      .where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'))),
-  ]));
+/** One page of a guide's suspended entries that `user` may list, optionally in one language. */
+export function suspendedEntries(db: Db, user: AuthUser, guideid: number, q: { offset: number; limit: number; langid?: string }) {
+  let query = listableBy(db.selectFrom('work_log as w').selectAll('w'), user).where('w.guideid', '=', guideid).where('w.status', '=', 'suspended');
+  if (q.langid) query = query.where('w.langid', '=', q.langid);
+  return query.orderBy('w.entryid').limit(q.limit).offset(q.offset).execute();
 }
 
-/** A form field of a revision, with the step it is on. */
+/** The user an entry may be assigned to, with what the read rule needs. */
+export function findAssignee(db: Db, userid: number) {
+  return db.selectFrom('users').select(['userid', 'username', 'enabled', 'privileges']).where('userid', '=', userid).executeTakeFirst();
+}
+
+/** The id of a kept revision of the guide in one language (undefined when it is not one). */
+export async function guideRevisionId(db: Db, guideid: number, langid: string, revisionid: number): Promise<number | undefined> {
+  const rev = await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', revisionid)
+    .where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirst();
+  return rev?.revisionid;
+}
+
 export interface RevisionField { field: FormField; stepid: number }
 
 /** The form of a guide revision: its fields in step and field order. */

@@ -5,14 +5,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
-import { hasPrivilege, isAdmin, parsePrivileges, requireUser, type AuthUser } from '../../http/auth.js';
-import { findGuideRow, guideAccess, type Db } from '../guides/guides.queries.js';
+import { isAdmin, parsePrivileges, requireUser, type AuthUser } from '../../http/auth.js';
+import { findGuideRow, guideAccess } from '../guides/guides.queries.js';
 import { StepDataPut, SuspendedQuery, TransitionBody, WorkLogCreate, WorkLogEntry, WorkLogList, WorkLogListQuery, type WorkLogStatus } from './work-log.schemas.js';
-import { actsOnEntry, findEntry, formOf, listableBy, readsEntry, workLogRecords, type WorkLogRow } from './work-log.queries.js';
-import { fillsRequired, storedValue } from './work-log.values.js';
+import { findAssignee, findEntry, formOf, guideRevisionId, listEntries, suspendedEntries, workLogRecords, type WorkLogRow } from './work-log.queries.js';
+import { storedValue } from './work-log.values.js';
+import { actsOnEntry, canAssignOthers, mayDeleteEntry, readsEntry } from './work-log.access.js';
+import { deleteEntry, EDITABLE, recordStepData, startEntry, transitionEntry } from './work-log.service.js';
+import { forbiddenUnless } from '../../http/policy.js';
 
 const TAG = ['Work log'];
 const EntryParam = Type.Object({ entryid: Id() });
@@ -30,25 +32,11 @@ export const TRANSITIONS: Record<Action, { from: WorkLogStatus[]; to: WorkLogSta
 };
 
 const FINAL: WorkLogStatus[] = ['complete', 'cancelled'];
-const EDITABLE: WorkLogStatus[] = ['started', 'paused'];
 
 /** A 422 naming the status: the request does not fit the entry's state. */
 const badTransition = (row: WorkLogRow, message: string) =>
   unprocessable([{ field: 'status', code: 'invalid_transition', message: `${message} This entry is ${row.status}.` }]);
 
-/** A 422 thrown inside a transaction, to roll it back. */
-class Refused extends Error {
-  constructor(readonly errors: FieldError[]) {
-    super('refused');
-  }
-}
-
-const openTiming = (trx: Db, entryid: number) =>
-  trx.selectFrom('work_log_timings').select(['timingid']).where('entryid', '=', entryid).where('end_date', 'is', null).orderBy('timingid', 'desc').executeTakeFirst();
-const closeTimings = (trx: Db, entryid: number, now: number, stepid: number | null = null) =>
-  trx.updateTable('work_log_timings').set({ end_date: now, stepid }).where('entryid', '=', entryid).where('end_date', 'is', null).execute();
-const startTiming = (trx: Db, entryid: number, userid: number, now: number) =>
-  trx.insertInto('work_log_timings').values({ entryid, stepid: null, userid, start_date: now, end_date: null }).execute();
 
 export async function workLogRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -77,15 +65,6 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     throw badTransition(now, `${message} It changed meanwhile.`);
   }
 
-  /** Runs `fn` in a transaction; a `Refused` thrown inside rolls it back and answers 422. */
-  async function refusable<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    try {
-      return await db.transaction().execute(fn);
-    } catch (err) {
-      if (err instanceof Refused) throw unprocessable(err.errors);
-      throw err;
-    }
-  }
 
   app.get('/work_log', {
     config: { auth: 'user' },
@@ -99,13 +78,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const user = requireUser(request);
     const q = request.query;
-    let query = listableBy(db.selectFrom('work_log as w').selectAll('w'), user);
-    if (q.userid !== undefined) query = query.where('w.userid', '=', q.userid);
-    if (q.guideid !== undefined) query = query.where('w.guideid', '=', q.guideid);
-    if (q.workorderid !== undefined) query = query.where('w.workorderid', '=', q.workorderid);
-    if (q.status !== undefined) query = query.where('w.status', '=', q.status);
-    if (q.langid !== undefined) query = query.where('w.langid', '=', q.langid);
-    return { results: await records(await query.orderBy('w.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute()) };
+    return { results: await records(await listEntries(db, user, q)) };
   });
 
   app.get('/work_log/:guideid/suspended', {
@@ -125,9 +98,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const guide = await findGuideRow(db, config, guideid, q.langid);
     if (!guide) throw notFound('Guide');
     if (!(await guideAccess(db, user, guide)).read) throw forbidden('This guide is private.');
-    let query = listableBy(db.selectFrom('work_log as w').selectAll('w'), user).where('w.guideid', '=', guideid).where('w.status', '=', 'suspended');
-    if (q.langid) query = query.where('w.langid', '=', q.langid);
-    return { results: await records(await query.orderBy('w.entryid').limit(q.limit).offset(q.offset).execute()) };
+    return { results: await records(await suspendedEntries(db, user, guideid, q)) };
   });
 
   app.get('/work_log/:entryid', {
@@ -159,8 +130,8 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     if (!(await guideAccess(db, user, guide)).read) throw forbidden('This guide is private.');
     let assignee = user.userid;
     if (b.userid !== undefined && b.userid !== user.userid) {
-      if (!hasPrivilege(user, 'Moderator')) throw forbidden('Only Moderators and Admins assign an entry to another user.');
-      const other = await db.selectFrom('users').select(['userid', 'username', 'enabled', 'privileges']).where('userid', '=', b.userid).executeTakeFirst();
+      forbiddenUnless(canAssignOthers(user), 'Only Moderators and Admins assign an entry to another user.');
+      const other = await findAssignee(db, b.userid);
       if (!other || !other.enabled) throw invalidField('userid', `No active user ${b.userid}.`);
       const asOther: AuthUser = { userid: other.userid, username: other.username, privileges: parsePrivileges(other.privileges), tokenHash: '', impersonatedBy: null };
       if (!(await guideAccess(db, asOther, guide)).read) throw invalidField('userid', `User ${other.userid} may not read this guide.`);
@@ -168,16 +139,15 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     }
     let revisionid = guide.revisionid;
     if (b.revisionid !== undefined && b.revisionid !== guide.revisionid) {
-      const rev = await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', b.revisionid)
-        .where('guideid', '=', guide.guideid).where('langid', '=', guide.langid).executeTakeFirst();
-      if (!rev) throw invalidField('revisionid', `Revision ${b.revisionid} is not a revision of guide ${guide.guideid} in ${guide.langid}.`);
-      revisionid = rev.revisionid;
+      const rev = await guideRevisionId(db, guide.guideid, guide.langid, b.revisionid);
+      if (rev === undefined) throw invalidField('revisionid', `Revision ${b.revisionid} is not a revision of guide ${guide.guideid} in ${guide.langid}.`);
+      revisionid = rev;
     }
     const now = clock.now();
-    const { entryid } = await db.transaction().execute((trx) => trx.insertInto('work_log').values({
+    const entryid = await startEntry(db, {
       guideid: guide.guideid, langid: guide.langid, revisionid, userid: assignee, userid_created: user.userid, status: 'started', notes: b.notes?.trim() ?? '',
       workorderid: b.workorderid?.trim() || null, start_date: now, end_date: null, status_date: now, modified_date: now, active_seconds: 0, active_since: now,
-    }).returning('entryid').executeTakeFirstOrThrow());
+    });
     return reply.status(201).send(await record(entryid));
   });
 
@@ -193,7 +163,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const { user, row } = await readable(request, request.params.entryid);
-    if (!actsOnEntry(user, row)) throw forbidden('Only the entry\'s assignee, a Moderator or an Admin may record step data.');
+    forbiddenUnless(actsOnEntry(user, row), 'Only the entry\'s assignee, a Moderator or an Admin may record step data.');
     const fail = 'Step data is recorded only while the entry is started or paused.';
     if (!EDITABLE.includes(row.status as WorkLogStatus)) throw badTransition(row, fail);
     const form = await formOf(db, row);
@@ -217,30 +187,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const closedStep = values.length ? values.map((v) => v.stepid).sort((a, b) => stepOrder.indexOf(a) - stepOrder.indexOf(b)).at(-1)! : null;
     const last = request.body.lasttimingid ?? null;
     const now = clock.now();
-    const changed = await refusable(async (trx) => {
-      // Locks the entry in a state that takes step data before touching its values and timings.
-      const out = await trx.updateTable('work_log').set({ modified_date: now })
-        .where('entryid', '=', row.entryid).where('status', 'in', EDITABLE).where('userid', '=', row.userid).executeTakeFirst();
-      if (Number(out.numUpdatedRows) === 0) return 0;
-      const ids = values.map((v) => v.fid);
-      if (ids.length) await trx.deleteFrom('work_log_values').where('entryid', '=', row.entryid).where('field_revisionid', 'in', ids).execute();
-      const kept = values.filter((v) => v.value !== null);
-      if (kept.length) {
-        await trx.insertInto('work_log_values').values(kept.map((v) => ({
-          entryid: row.entryid, field_revisionid: v.fid, stepid: v.stepid, value: v.value!, userid: user.userid, modified_date: now,
-        }))).execute();
-      }
-      const open = await openTiming(trx, row.entryid);
-      const status = (await trx.selectFrom('work_log').select('status').where('entryid', '=', row.entryid).executeTakeFirstOrThrow()).status;
-      if (last !== null) {
-        if (open?.timingid !== last) {
-          throw new Refused([{ field: 'lasttimingid', code: 'invalid_value', message: open ? `Timing ${last} is not the entry's open timing (${open.timingid}).` : `Timing ${last} is not open: the entry has no open timing.` }]);
-        }
-        await closeTimings(trx, row.entryid, now, closedStep);
-        if (status === 'started') await startTiming(trx, row.entryid, user.userid, now);
-      } else if (!open && status === 'started') await startTiming(trx, row.entryid, user.userid, now);
-      return 1;
-    });
+    const changed = await recordStepData(db, row, user.userid, values, closedStep, last, now);
     if (changed === 0) await lost(row.entryid, fail);
     return record(row.entryid);
   });
@@ -260,42 +207,14 @@ export async function workLogRoutes(fastify: FastifyInstance) {
       },
     }, async (request) => {
       const { user, row } = await readable(request, request.params.entryid);
-      if (action !== 'assume' && !actsOnEntry(user, row)) throw forbidden('Only the entry\'s assignee, a Moderator or an Admin may do this.');
+      if (action !== 'assume') forbiddenUnless(actsOnEntry(user, row), 'Only the entry\'s assignee, a Moderator or an Admin may do this.');
       const fail = `Only an entry that is ${rule.from.join(' or ')} can be ${rule.done}.`;
       if (!rule.from.includes(row.status as WorkLogStatus)) throw badTransition(row, fail);
       if (action === 'assume' && row.userid === user.userid) throw badTransition(row, 'The entry is assigned to you already: resume it.');
       const form = action === 'finish' ? await formOf(db, row) : null;
       const now = clock.now();
       const notes = request.body?.notes;
-      const performer = action === 'assume' ? user.userid : row.userid;
-      const changed = await refusable(async (trx) => {
-        const out = await trx.updateTable('work_log').set({
-          status: rule.to,
-          status_date: now,
-          modified_date: now,
-          // The open started period, if any, is closed; a new one opens when the entry is started.
-          active_seconds: sql<number>`active_seconds + (case when active_since is null or active_since > ${now} then 0 else ${now} - active_since end)`,
-          active_since: rule.to === 'started' ? now : null,
-          end_date: FINAL.includes(rule.to) ? now : null,
-          ...(notes !== undefined ? { notes: notes.trim() } : {}),
-          ...(action === 'assume' ? { userid: user.userid } : {}),
-        }).where('entryid', '=', row.entryid).where('status', '=', row.status).where('userid', '=', row.userid).executeTakeFirst();
-        if (Number(out.numUpdatedRows) === 0) return 0;
-        if (form) {
-          // Checked after the entry is locked, so that no step data slips in between.
-          const stored = new Map((await trx.selectFrom('work_log_values').select(['field_revisionid', 'value']).where('entryid', '=', row.entryid).execute())
-            .map((v) => [v.field_revisionid, v.value]));
-          const empty = [...form.fields].filter(([fid, f]) => f.field.required && !fillsRequired(f.field, stored.get(fid)));
-          if (empty.length) {
-            throw new Refused(empty.map(([fid, f]) => ({
-              field: `fields.${fid}`, code: 'missing_field', message: `"${f.field.label}" (step ${f.stepid}) is required${f.field.type === 'checkbox' ? ' to be checked' : ''}.`,
-            })));
-          }
-        }
-        await closeTimings(trx, row.entryid, now);
-        if (rule.to === 'started') await startTiming(trx, row.entryid, performer, now);
-        return 1;
-      });
+      const changed = await transitionEntry(db, row, { to: rule.to, final: FINAL.includes(rule.to), notes, assignTo: action === 'assume' ? user.userid : undefined, form }, now);
       if (changed === 0) await lost(row.entryid, fail);
       return record(row.entryid);
     });
@@ -314,23 +233,8 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const { user, row } = await readable(request, request.params.entryid);
     const admin = isAdmin(user);
     const refusal = 'Only the entry\'s creator, while no one else took part in it, or an Admin may delete it.';
-    if (!admin && row.userid_created !== user.userid) throw forbidden(refusal);
-    const gone = await db.transaction().execute(async (trx) => {
-      let del = trx.deleteFrom('work_log').where('entryid', '=', row.entryid);
-      // Checked in the DELETE itself: a value or timing another user adds meanwhile keeps the entry.
-      if (!admin) {
-        del = del.where('userid_created', '=', user.userid).where('userid', '=', user.userid)
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('work_log_values as v').select('v.entryid').where('v.entryid', '=', row.entryid)
-            .where((e) => e.or([e('v.userid', 'is', null), e('v.userid', '!=', user.userid)])))))
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('work_log_timings as t').select('t.entryid').where('t.entryid', '=', row.entryid)
-            .where((e) => e.or([e('t.userid', 'is', null), e('t.userid', '!=', user.userid)])))));
-      }
-      const out = await del.executeTakeFirst();
-      if (Number(out.numDeletedRows) === 0) return false;
-      await trx.deleteFrom('work_log_values').where('entryid', '=', row.entryid).execute();
-      await trx.deleteFrom('work_log_timings').where('entryid', '=', row.entryid).execute();
-      return true;
-    });
+    forbiddenUnless(mayDeleteEntry(user, row), refusal);
+    const gone = await deleteEntry(db, row.entryid, admin ? null : user.userid);
     if (!gone) {
       if (!(await findEntry(db, row.entryid))) throw notFound('Work log entry');
       throw forbidden(`${refusal} Another user took part in this entry.`);

@@ -142,15 +142,12 @@ describe('POST /guides/duplicateReleases', () => {
 });
 
 describe('GET /guides/{id}/releases without langid, language by language', () => {
-  let t2: TestApp;
   let writer: TestUser;
   let reader: TestUser;
-  beforeAll(async () => {
-    t2 = await buildTestApp({ config: { languages: ['en', 'de'] } });
-    writer = await makeAuthor(t2);
-    reader = await makeUser(t2);
+  const t2 = appForFile({ config: { languages: ['en', 'de'] } }, async (app) => {
+    writer = await makeAuthor(app);
+    reader = await makeUser(app);
   });
-  afterAll(() => t2.close());
 
   it('the default language private, another public: the public language\'s releases, not a 403', async () => {
     const g = await makePublishedGuide(t2, writer, 0, { title: 'Pump' });

@@ -112,11 +112,7 @@ describe('the upload rate', () => {
 });
 
 describe('GET /user/media/constraints tells the caller their limits and standing', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await buildTestApp({ config: { mediaQuotaBytes: 1_000_000, mediaUploadsPerHour: 7, videoMaxSeconds: 90, videoMaxDimension: 1280, videoMaxStreams: 3 } });
-  });
-  afterAll(() => t.close());
+  const t = appForFile({ config: { mediaQuotaBytes: 1_000_000, mediaUploadsPerHour: 7, videoMaxSeconds: 90, videoMaxDimension: 1280, videoMaxStreams: 3 } });
 
   it('the video limits, and the quota and upload rate with what the caller has used of them', async () => {
     const u = await makeUser(t);

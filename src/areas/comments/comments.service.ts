@@ -1,0 +1,59 @@
+// The comments area's writes (comments and discussion posts): named functions taking the
+// database first, each one transaction. Callers check the policy (comments.access.ts) and
+// the input first.
+import type { Insertable, Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+import { deleteCommentsOn } from './comments.queries.js';
+import type { CommentTable, PostTable } from './comments.tables.js';
+
+type Db = Kysely<Database>;
+
+/** A new comment with its media (top-level comments only); answers its id. */
+export function createComment(db: Db, values: Insertable<CommentTable>, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('comments').values(values).returning('commentid').executeTakeFirstOrThrow();
+    if (media.length) {
+      await trx.insertInto('comment_media').values(media.map((m, i) => ({ commentid: row.commentid, orderby: i, media_type: m.type, mediaid: m.id }))).execute();
+    }
+    return row.commentid;
+  });
+}
+
+export function editComment(db: Db, commentid: number, text: string, now: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('comments').set({ text_raw: text, modified_date: now }).where('commentid', '=', commentid).execute();
+  });
+}
+
+/** Deletes a comment with its media and replies; 404 when a concurrent request deleted it first. */
+export function deleteComment(db: Db, commentid: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('comment_media').where('commentid', '=', commentid).execute();
+    await trx.deleteFrom('comments').where('parentid', '=', commentid).execute();
+    // A concurrent DELETE that lost the race removes nothing and answers 404.
+    const gone = await trx.deleteFrom('comments').where('commentid', '=', commentid).executeTakeFirst();
+    if (Number(gone.numDeletedRows) === 0) throw notFound('Comment');
+  });
+}
+
+export function createPost(db: Db, values: Insertable<PostTable>) {
+  return db.transaction().execute((trx) => trx.insertInto('posts').values(values).returningAll().executeTakeFirstOrThrow());
+}
+
+export function editPost(db: Db, postid: number, set: { title?: string; text_raw?: string; modified_date: number }): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('posts').set(set).where('postid', '=', postid).execute();
+  });
+}
+
+/** Deletes a post and the comments on it; 404 when a concurrent request deleted it first. */
+export function deletePost(db: Db, postid: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    // The row delete decides: a concurrent DELETE that lost the race finds nothing and
+    // answers 404 (its transaction rolls back) instead of a second 204.
+    const gone = await trx.deleteFrom('posts').where('postid', '=', postid).executeTakeFirst();
+    if (Number(gone.numDeletedRows) === 0) throw notFound('Post');
+    await deleteCommentsOn(trx, 'post', postid);
+  });
+}
