@@ -1,8 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import regexp from 'eslint-plugin-regexp';
-import { importX } from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'bench/results/**'] },
@@ -28,17 +26,5 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: { 'regexp/no-super-linear-move': 'error' },
-  },
-  // No import cycles in src/: an area may use another's exports, never the other way round
-  // as well (shared pieces live in src/http or src/areas/content). `import type` lines are
-  // exempt (they vanish at build time).
-  {
-    files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
-    rules: { 'import-x/no-cycle': 'error' },
   },
 );
