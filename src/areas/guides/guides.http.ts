@@ -1,36 +1,12 @@
-// What the guide routes share: finding a guide the caller may read or change, and
-// running a change as one transaction that checks the revision and keeps a new one.
+// What the guide routes share: running a change as one transaction that checks the
+// revision and keeps a new one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { conflict, forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
-import type { AuthUser } from '../../http/auth.js';
-import type { Db, GuideAccess, GuideRow } from './guides.queries.js';
-import { findGuideRow, fullGuideRecord, guideAccess, stepRecordById } from './guides.queries.js';
+import { conflict, invalidField, notFound } from '../../http/errors.js';
+import type { Db } from './guides.queries.js';
+import type { GuideContext } from './guides.access.js';
+import { fullGuideRecord, stepRecordById } from './guides.records.js';
 import { commitGuideRevision, lockGuide, StaleRevision } from './guides.service.js';
 import { NothingToChange } from '../content/revisions.js';
-
-export interface GuideContext {
-  row: GuideRow;
-  access: GuideAccess;
-  user: AuthUser | null;
-}
-
-const NEED_TEXT = {
-  read: 'This guide is private.',
-  edit: 'Only the guide\'s owner, its collaborators, Authors and Admins may change it.',
-  manage: 'Only the guide\'s owner, Authors and Admins may do this.',
-} as const;
-
-/** The guide in a language, checked for `need`: 404 unknown or deleted, 401 anonymous, 403 not allowed. */
-export async function guideFor(app: FastifyInstance, request: FastifyRequest, guideid: number, langid: string | undefined, need: keyof GuideAccess, opts: { includeDeleted?: boolean } = {}): Promise<GuideContext> {
-  const row = await findGuideRow(app.db, app.config, guideid, langid, opts);
-  if (!row) throw notFound('Guide');
-  const access = await guideAccess(app.db, request.user, row);
-  if (!access[need]) {
-    if (!request.user) throw unauthorized();
-    throw forbidden(NEED_TEXT[need]);
-  }
-  return { row, access, user: request.user };
-}
 
 export interface ChangeOptions {
   /** The revisionid the client sent; undefined for changes that take none. */

@@ -10,9 +10,12 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { NothingToChange } from '../content/revisions.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, Paging, GuideParam } from './guides.schemas.js';
-import { buildFullRecord, buildFullRecordFor, findGuideRow, guideAccess, lightGuidePage, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { buildFullRecord, buildFullRecordFor, lightGuidePage, lightGuideRecords } from './guides.records.js';
+import { findGuideRow, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { guideAccess } from './guides.access.js';
 import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
-import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { changeGuide, currentGuide } from './guides.http.js';
+import { guideFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { sendCachedGuide, sendCachedList } from './guides.cache.js';
 

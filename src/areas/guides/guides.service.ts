@@ -12,7 +12,7 @@ import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
-import { guideRowReadable } from './guides.read-rule.js';
+import { guideRowReadable } from './guides.access.js';
 import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 
 /** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */

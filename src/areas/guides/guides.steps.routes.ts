@@ -10,12 +10,14 @@ import { Empty, errorResponses } from '../../http/schemas.js';
 import { invalidField, notFound } from '../../http/errors.js';
 import { wikiToDoc } from '../../markup/index.js';
 import { renderDocs } from '../content/render.js';
-import { bulletStyleRecord, loadBulletStyles, stepRecordById } from './guides.queries.js';
+import { bulletStyleRecord, stepRecordById } from './guides.records.js';
+import { loadBulletStyles } from './guides.queries.js';
 import { FullGuide, LangQuery, LineInput, PreviewLine, Revisionid, Step, StepCreate, StepPatch, Id, GuideParam } from './guides.schemas.js';
 import {
   commitStepRevision, insertStep, lockStep, moveStep, StaleRevision, stepIdsInOrder, validateLines, validateMedia, writeLines, writeMedia, writeStepOrder,
 } from './guides.service.js';
-import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { changeGuide, currentGuide } from './guides.http.js';
+import { guideFor } from './guides.access.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { validateFields, writeFields } from './guides.fields.js';
 

@@ -15,7 +15,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
 import { unprocessable, type FieldError } from '../../http/errors.js';
-import { guideAccess, type GuideRow } from '../guides/guides.queries.js';
+import { guideAccess } from '../guides/guides.access.js';
+import { type GuideRow } from '../guides/guides.queries.js';
 
 export type MediaKind = 'image' | 'video' | 'document';
 

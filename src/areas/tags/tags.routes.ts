@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Order } from '../../http/schemas.js';
 import { Paging } from '../guides/guides.schemas.js';
-import { readableGuideIds } from '../guides/guides.queries.js';
+import { readableGuideIds } from '../guides/guides.access.js';
 
 export async function tagsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
