@@ -14,7 +14,7 @@ import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuid
 import { lightGuideRecords } from './guides.records.js';
 import { lightSelect, type Db } from './guides.queries.js';
 import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
-import { changeGuide } from './guides.http.js';
+import { changeGuide } from './guides.changes.js';
 import { guideFor } from './guides.access.js';
 import { NothingToChange } from '../content/revisions.js';
 
