@@ -41,7 +41,7 @@ export function parsePrivileges(s: string): Privilege[] {
   return s.split(',').filter((p): p is Privilege => (PRIVILEGES as readonly string[]).includes(p));
 }
 
-export function hasPrivilege(user: AuthUser | null | undefined, privilege: Privilege): boolean {
+export function hasPrivilege(user: Pick<AuthUser, 'privileges'> | null | undefined, privilege: Privilege): boolean {
   if (!user) return false;
   return user.privileges.includes('Admin') || user.privileges.includes(privilege);
 }

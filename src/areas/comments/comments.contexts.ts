@@ -4,9 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { hasPrivilege } from '../../http/auth.js';
 import { forbidden } from '../../http/errors.js';
-import { guideAccess, type GuideRow } from '../guides/guides.queries.js';
+import { readsEveryGuide, guideAccess } from '../guides/guides.access.js';
+import { type GuideRow } from '../guides/guides.queries.js';
 import type { CommentContext } from './comments.schemas.js';
 
 export interface ContextTarget {
@@ -65,7 +65,7 @@ export async function requireContextRead(db: Kysely<Database>, user: AuthUser | 
 
 /** Who reads the comments on every private guide in lists: those who read every private guide. */
 export function readsPrivateGuides(user: AuthUser | null | undefined): boolean {
-  return hasPrivilege(user, 'Author');
+  return readsEveryGuide(user);
 }
 
 export const CONTEXT_NAMES: Record<CommentContext, string> = { guide: 'Guide', step: 'Step', wiki: 'Wiki', info: 'Info page', post: 'Post' };

@@ -2,7 +2,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { guideRowReadable } from '../guides/guides.read-rule.js';
+import { guideRowReadable } from '../guides/guides.access.js';
 import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';
@@ -79,7 +79,7 @@ type CommentQuery<O> = SelectQueryBuilder<Database & { c: CommentTable }, 'c', O
  * Only comments on what `user` reads: a guide comment by the guide's row in the
  * comment's language (any readable row when the guide lacks that language), a step
  * comment by its step's guide row; deleted guides' comments are left out. The read rule
- * is the guides area's, per language (guides.read-rule.ts). Indexed lookups by key.
+ * is the guides area's, per language (guides.access.ts). Indexed lookups by key.
  */
 export function onReadableGuides<O>(query: CommentQuery<O>, user: AuthUser | null | undefined): CommentQuery<O> {
   return query.where((eb) => eb.or([

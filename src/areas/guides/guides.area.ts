@@ -7,7 +7,6 @@ import { guidePeopleRoutes } from './guides.people.routes.js';
 import { guideReleasesRoutes } from './guides.releases.routes.js';
 import { guidePages } from './guides.page.js';
 import { seedGuidesDemo } from './guides.demo.js';
-import { refuseNul } from './guides.http.js';
 import './guides.media-usage.js';
 
 /** The date a user created their n-th guide (counting each guideid once), or null. */
@@ -23,7 +22,6 @@ registerBadge({ badgeid: 'ten_guides', title: 'Ten guides', description: 'Create
 export const guidesArea: Area = {
   name: 'guides',
   async routes(app) {
-    app.addHook('preHandler', refuseNul);
     await guidesRoutes(app);
     await guideStepsRoutes(app);
     await guidePeopleRoutes(app);

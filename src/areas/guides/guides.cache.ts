@@ -24,7 +24,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
-import { readsEveryGuide } from './guides.read-rule.js';
+import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
 
 declare module './guides.tables.js' {
@@ -139,7 +139,7 @@ function viewerClass(user: AuthUser | null): 'anonymous' | 'every guide' | null 
 
 /**
  * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
- * else under `key` and the viewer's class (guides.read-rule.ts).
+ * else under `key` and the viewer's class (guides.access.ts).
  */
 async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>) {
   // Entries age on the app's clock (seconds), like everything else that expires.

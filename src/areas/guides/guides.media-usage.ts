@@ -5,6 +5,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { registerMediaUsage, type MediaOwner } from '../media/media-usage.js';
+import { readsEveryGuide } from './guides.access.js';
 
 type GuidesEb = ExpressionBuilder<Database & { g: Database['guides'] }, 'g'>;
 
@@ -12,7 +13,7 @@ type GuidesEb = ExpressionBuilder<Database & { g: Database['guides'] }, 'g'>;
 function liveAndEditableBy(owner: MediaOwner) {
   return (eb: GuidesEb) => {
     const live = eb('g.deleted', '=', 0);
-    if (owner.privileges.includes('Admin') || owner.privileges.includes('Author')) return live;
+    if (readsEveryGuide(owner)) return live;
     return eb.and([live, eb.or([
       eb('g.userid', '=', owner.userid),
       eb('g.guideid', 'in', eb.selectFrom('guide_collaborators').select('guideid').where((c) => c.or([

@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { escapeHtml } from '../../markup/index.js';
 import { toBool } from '../../db/helpers.js';
-import { buildFullRecord, findGuideRow, loadCurrentSource } from './guides.queries.js';
+import { buildFullRecord } from './guides.records.js';
+import { findGuideRow, loadCurrentSource } from './guides.queries.js';
 import type { FullGuide, Step } from './guides.schemas.js';
 import { flagSvg, GUIDE_FLAGS } from './guides.flags.js';
 

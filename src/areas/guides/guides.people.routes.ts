@@ -11,9 +11,11 @@ import { UserSummary } from '../users/users.schemas.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
 import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, GuideParam, Revisionid } from './guides.schemas.js';
-import { lightGuideRecords, lightSelect, type Db } from './guides.queries.js';
+import { lightGuideRecords } from './guides.records.js';
+import { lightSelect, type Db } from './guides.queries.js';
 import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
-import { changeGuide, guideFor } from './guides.http.js';
+import { changeGuide } from './guides.changes.js';
+import { guideFor } from './guides.access.js';
 import { NothingToChange } from '../content/revisions.js';
 
 const USERS_TAG = ['Users'];

@@ -7,10 +7,11 @@ import { errorResponses, OffsetLimit, Order, StringEnum } from '../../http/schem
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { LangQuery, Release, ReleaseList, Id, GuideParam } from './guides.schemas.js';
-import { findGuideRow, guideAccess } from './guides.queries.js';
+import { findGuideRow } from './guides.queries.js';
+import { guideAccess } from './guides.access.js';
 import { createRelease, releaseRecords, type ReleaseRow } from './guides.releases.js';
-import { guideFor } from './guides.http.js';
-import { guideRowReadable, readableLanguages } from './guides.read-rule.js';
+import { guideFor } from './guides.access.js';
+import { guideRowReadable, readableLanguages } from './guides.access.js';
 
 const TAG = ['Guide releases'];
 const ReleaseParam = Type.Object({ releaseid: Id() });

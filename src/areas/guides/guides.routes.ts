@@ -7,12 +7,14 @@ import { Empty, errorResponses, OffsetLimit, Order, StringEnum } from '../../htt
 import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { addTag, removeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
-import { NothingToChange } from '../content/revisions.js';
+import { TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, GuideParam } from './guides.schemas.js';
-import { buildFullRecord, buildFullRecordFor, findGuideRow, guideAccess, lightGuidePage, lightGuideRecords, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
-import { checkTag, defaultTitle, insertGuide, setPrerequisites, validateGuideFields } from './guides.service.js';
-import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { buildFullRecord, buildFullRecordFor, lightGuidePage, lightGuideRecords } from './guides.records.js';
+import { findGuideRow, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { guideAccess } from './guides.access.js';
+import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guides.service.js';
+import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
+import { guideFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { sendCachedGuide, sendCachedList } from './guides.cache.js';
 
@@ -158,12 +160,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const fields = await validateGuideFields(db, ctx.user!, request.body, ctx.row);
-    await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'edit' }, async (trx, now) => {
-      const set = { ...fields.set };
-      if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
-      if (Object.keys(set).length) await trx.updateTable('guides').set(set).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
-      if (fields.prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, fields.prerequisites);
-    });
+    await editGuide(app, ctx, request.query.revisionid, fields);
     return currentGuide(app, ctx);
   });
 
@@ -179,9 +176,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'manage');
-    await changeGuide(app, ctx, { expected: request.query.revisionid, action: 'delete' }, async (trx, now) => {
-      await trx.updateTable('guides').set({ deleted: 1, deleted_date: now }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
-    });
+    await deleteGuide(app, ctx, request.query.revisionid);
     return reply.status(204).send(null);
   });
 
@@ -215,9 +210,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const ctx = await guideFor(app, request, request.params.guideid, request.params.langid, 'manage', { includeDeleted: true });
     if (ctx.row.deleted) {
       const category = await restoreCategory(ctx.row.category, request.body.category);
-      await changeGuide(app, ctx, { action: 'restore' }, async (trx) => {
-        await trx.updateTable('guides').set({ deleted: 0, deleted_date: null, category }).where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
-      });
+      await restoreGuide(app, ctx, category);
     }
     return currentGuide(app, ctx);
   });
@@ -236,10 +229,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       },
     }, async (request) => {
       const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
-      await changeGuide(app, ctx, { expected: request.query.revisionid, action: publish ? 'publish' : 'unpublish' }, async (trx, now) => {
-        await trx.updateTable('guides').set(publish ? { public: 1, published_date: ctx.row.published_date ?? now } : { public: 0 })
-          .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).execute();
-      });
+      await setGuidePublic(app, ctx, request.query.revisionid, publish);
       return currentGuide(app, ctx);
     });
   }
@@ -269,10 +259,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     }, async (request) => {
       const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
       const tag = checkTag(request.body.tag);
-      await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'tag' : 'untag' }, async (trx) => {
-        const changed = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
-        if (!changed) throw new NothingToChange();
-      });
+      await tagGuide(app, ctx, request.query.revisionid, tag, adding);
       return currentGuide(app, ctx);
     });
   }

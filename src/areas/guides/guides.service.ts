@@ -12,26 +12,21 @@ import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
-import { guideRowReadable } from './guides.read-rule.js';
+import { guideRowReadable } from './guides.access.js';
 import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
+import { lockedAtRevision, StaleRevision } from '../content/revisions.js';
 
-/** Thrown inside a transaction when the revisionid is not the current one (rolls it back). */
-export class StaleRevision extends Error {
-  constructor(public readonly kind: 'guide' | 'step', public readonly stepid?: number) {
-    super(`stale ${kind} revision`);
-  }
-}
-
-/** Locks the guide's row; with `expected`, only when it is at that revision. */
-export async function lockGuide(trx: Db, guideid: number, langid: string, now: number, expected?: number): Promise<boolean> {
+/** Locks the guide's row; with `expected`, only when it is at that revision (else StaleRevision). */
+export async function lockGuide(trx: Db, guideid: number, langid: string, now: number, expected?: number): Promise<void> {
   let q = trx.updateTable('guides').set({ modified_date: now }).where('guideid', '=', guideid).where('langid', '=', langid);
   if (expected !== undefined) q = q.where('revisionid', '=', expected);
-  return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
+  lockedAtRevision(await q.executeTakeFirst());
 }
 
-export async function lockStep(trx: Db, stepid: number, now: number, expected: number): Promise<boolean> {
+/** Locks the step's row at the expected revision, else StaleRevision naming the step (the 409 carries the step). */
+export async function lockStep(trx: Db, stepid: number, now: number, expected: number): Promise<void> {
   const r = await trx.updateTable('guide_steps').set({ modified_date: now }).where('stepid', '=', stepid).where('revisionid', '=', expected).executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision('step', stepid);
 }
 
 async function guideSnapshot(trx: Db, guideid: number, langid: string): Promise<GuideSnapshot> {

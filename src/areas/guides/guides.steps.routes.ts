@@ -11,14 +11,16 @@ import { invalidField, notFound } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { wikiToDoc } from '../../markup/index.js';
 import { renderDocs } from '../content/render.js';
-import { bulletStyleRecord, loadBulletStyles, stepRecordById } from './guides.queries.js';
+import { bulletStyleRecord, stepRecordById } from './guides.records.js';
+import { loadBulletStyles } from './guides.queries.js';
 import { FullGuide, LangQuery, LineInput, PreviewLine, Revisionid, Step, StepCreate, StepPatch, Id, GuideParam } from './guides.schemas.js';
 import {
-  checkLineEmbeds, commitStepRevision, insertStep, lockStep, moveStep, StaleRevision, stepIdsInOrder, validateLines, validateMedia, writeLines, writeMedia, writeStepOrder,
+  checkLineEmbeds, insertStep, lockStep, stepIdsInOrder, validateLines, validateMedia, writeStepOrder,
 } from './guides.service.js';
-import { changeGuide, currentGuide, guideFor } from './guides.http.js';
+import { changeGuide, currentGuide, editStep } from './guides.changes.js';
+import { guideFor } from './guides.access.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
-import { validateFields, writeFields } from './guides.fields.js';
+import { validateFields } from './guides.fields.js';
 
 const TAG = ['Guide steps'];
 const StepParam = Type.Object({ guideid: Id(), stepid: Id() });
@@ -76,15 +78,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     if (lines) await checkLineEmbeds(db, ctx.user!, lines);
     const media = await validateMedia(db, ctx.user!, b.media);
     const fields = b.fields ? validateFields(b.fields) : undefined;
-    await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
-      if (!(await lockStep(trx, step.stepid, now, request.query.revisionid))) throw new StaleRevision('step', step.stepid);
-      if (b.title !== undefined) await trx.updateTable('guide_steps').set({ title: b.title.trim() }).where('stepid', '=', step.stepid).execute();
-      if (lines) await writeLines(trx, step.stepid, lines);
-      if (media !== undefined) await writeMedia(trx, step.stepid, media);
-      if (fields) await writeFields(trx, step.stepid, fields, now);
-      if (b.orderby !== undefined) await moveStep(trx, step.guideid, step.langid, step.stepid, b.orderby);
-      await commitStepRevision(trx, step.stepid, step.guideid, step.langid, ctx.user?.userid ?? null, now, 'edit');
-    });
+    await editStep(app, ctx, step.stepid, request.query.revisionid, { title: b.title, lines, media, fields, orderby: b.orderby });
     const [record, guide] = await Promise.all([
       stepRecordById(db, config, step.stepid),
       db.selectFrom('guides').select('revisionid').where('guideid', '=', step.guideid).where('langid', '=', step.langid).executeTakeFirst(),
@@ -108,7 +102,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
     const step = await stepOf(request.params.guideid, request.params.stepid);
     const ctx = await guideFor(app, request, step.guideid, step.langid, 'edit');
     await changeGuide(app, ctx, { action: 'step_delete' }, async (trx, now) => {
-      if (!(await lockStep(trx, step.stepid, now, request.query.revisionid))) throw new StaleRevision('step', step.stepid);
+      await lockStep(trx, step.stepid, now, request.query.revisionid);
       await trx.deleteFrom('guide_lines').where('stepid', '=', step.stepid).execute();
       await trx.deleteFrom('guide_step_images').where('stepid', '=', step.stepid).execute();
       await trx.deleteFrom('guide_steps').where('stepid', '=', step.stepid).execute();

@@ -18,7 +18,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
 import { unprocessable, type FieldError } from '../../http/errors.js';
-import { guideAccess, type GuideRow } from '../guides/guides.queries.js';
+import type { GuideRow } from '../guides/guides.queries.js';
+import { guideAccess } from '../guides/guides.access.js';
 import { collectRefs } from '../../markup/index.js';
 
 export type MediaKind = 'image' | 'video' | 'document';

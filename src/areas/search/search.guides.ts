@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { LightGuide } from '../guides/guides.schemas.js';
-import { lightGuideRecords, lightSelect } from '../guides/guides.queries.js';
+import { lightGuideRecords } from '../guides/guides.records.js';
+import { lightSelect } from '../guides/guides.queries.js';
 
 export const GuideResult = Type.Object({ ...LightGuide.properties, summary: Type.String() }, { description: 'Light guide record with `summary`.' });
 export type GuideResult = LightGuide & { summary: string };

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { LightGuide } from '../guides/guides.schemas.js';
-import { lightGuideRecords, lightSelect } from '../guides/guides.queries.js';
+import { lightGuideRecords } from '../guides/guides.records.js';
+import { lightSelect } from '../guides/guides.queries.js';
 
 export type { LightGuide };
 

@@ -3,13 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id, OffsetLimit } from '../../http/schemas.js';
-import { conflict, forbidden, invalidField, missingField, notFound } from '../../http/errors.js';
+import { forbidden, invalidField, missingField, notFound } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
-import { normalizeTag, TAG_RULE, tagsOf } from '../tags/tags.queries.js';
+import { TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageObjects } from '../media/image-object.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { renderWikiTexts } from '../content/render.js';
+import { answeringConflict, unlessUnchanged } from '../content/revisions.js';
 import { categoryGuides } from './category-guides.js';
 import { categoryHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
@@ -17,7 +18,7 @@ import { fullRecord, releaseRecords } from './wikis.records.js';
 import {
   canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, findWikiByShownTitle, lightRecords, sourceTexts, textsFor, type WikiRow, type WikiTexts,
 } from './wikis.queries.js';
-import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, StaleRevision, tagWiki } from './wikis.service.js';
+import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, tagWiki } from './wikis.service.js';
 import { LightGuide } from '../guides/guides.schemas.js';
 import {
   CategoryParams, GetQuery, Hierarchy, Identification, Langid, ListQuery, NamespaceParam, ParentBody, ReleaseBody,
@@ -52,14 +53,9 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     return fullRecord(db, config, wiki, await textsFor(db, wiki, langid), caller);
   }
 
-  /** Runs a write; a stale revision becomes 409 with the current version as the body. */
-  async function withRevision<T>(wiki: WikiRow, langid: string | undefined, caller: AuthUser, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (err) {
-      if (err instanceof StaleRevision) throw conflict(await current(wiki.wikiid, langid, caller));
-      throw err;
-    }
+  /** Runs a write (content/revisions.ts): a stale revision becomes 409 with the current version as the body. */
+  function withRevision<T>(wiki: WikiRow, langid: string | undefined, caller: AuthUser, write: () => Promise<T>): Promise<T> {
+    return answeringConflict(write, () => current(wiki.wikiid, langid, caller));
   }
 
   app.post('/wikis', {
@@ -252,10 +248,8 @@ export async function wikisRoutes(fastify: FastifyInstance) {
       const query = request.query as { revisionid: number; langid?: string; tag?: string };
       const raw = (request.body as { tag?: string }).tag ?? query.tag;
       if (raw === undefined) throw missingField('tag');
-      const tag = normalizeTag(raw);
-      if (!tag) throw invalidField('tag', 'tag must not be blank.');
       const langid = query.langid ?? wiki.langid;
-      await withRevision(wiki, langid, user, () => tagWiki(db, user, clock.now(), wiki, langid, query.revisionid, tag, adding));
+      await withRevision(wiki, langid, user, () => unlessUnchanged(() => tagWiki(db, user, clock.now(), wiki, langid, query.revisionid, raw, adding)));
       return current(wiki.wikiid, langid, user);
     });
   }

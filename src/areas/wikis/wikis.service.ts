@@ -10,20 +10,13 @@ import { forbidden, invalidField, missingField, notFound, unprocessable } from '
 import { fromBool, isUniqueViolation } from '../../db/helpers.js';
 import { lockForTransaction } from '../../db/locks.js';
 import { docToWiki, type DocNode } from '../../markup/index.js';
-import { addTag, clearTags, removeTag } from '../tags/tags.queries.js';
-import { NothingToChange } from '../content/revisions.js';
+import { addTag, clearTags, normalizeTag, removeTag } from '../tags/tags.queries.js';
+import { lockedAtRevision, NothingToChange, StaleRevision } from '../content/revisions.js';
 import { deleteCommentsOn } from '../comments/comments.queries.js';
 import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
 import { checkMediaRefs, embedRefs, readableMedia } from '../media/media.access.js';
-
-/** Thrown inside a transaction when the sent revisionid is not the current one; the route answers 409. */
-export class StaleRevision extends Error {
-  constructor() {
-    super('stale revision');
-  }
-}
 
 const CATEGORY_ONLY = ['parent', 'stub', 'identification'] as const;
 const ITEM_ONLY = ['item_type', 'suppliers'] as const;
@@ -186,7 +179,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
         const newRev = await addRevision(trx, wiki.wikiid, texts, null, 'edit', user.userid, now);
         const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
           .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
+        lockedAtRevision(r);
       } else {
         const current = await trx.selectFrom('wikis').select('revisionid').where('wikiid', '=', wiki.wikiid).executeTakeFirst();
         if (!current) throw notFound('Wiki');
@@ -223,7 +216,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
     const newRev = await addRevision(trx, wiki.wikiid, { langid: wiki.langid, ...set }, snapshotOf(set), 'edit', user.userid, now);
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
+    lockedAtRevision(r);
   });
 }
 
@@ -238,7 +231,7 @@ export async function setParent(db: Kysely<Database>, user: AuthUser, now: numbe
     const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf({ ...current, parentid }), 'parent', user.userid, now);
     const r = await trx.updateTable('wikis').set({ parentid, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
+    lockedAtRevision(r);
   });
 }
 
@@ -256,7 +249,7 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
       const newRev = await addRevision(trx, wiki.wikiid, texts, null, 'revert', user.userid, now);
       const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
         .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
+      lockedAtRevision(r);
       return;
     }
     const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirst();
@@ -276,39 +269,38 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
     const newRev = await addRevision(trx, wiki.wikiid, texts, snapshotOf({ ...set, parentid: current.parentid }), 'revert', user.userid, now);
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision();
+    lockedAtRevision(r);
   });
 }
 
 /**
  * Adds or removes a tag, as a change of the version of `langid` (its translation when it
  * has one, else the source): checks `revisionid` atomically and keeps a new revision
- * (action tag or untag). Nothing changes when the wiki already has (or lacks) the tag.
+ * (action tag or untag). The tag is checked first, inside the transaction like every
+ * other check of the change. NothingToChange when the wiki already has (or lacks) it.
  */
-export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number, tag: string, adding: boolean): Promise<void> {
+export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number, raw: string, adding: boolean): Promise<void> {
   const action = adding ? 'tag' : 'untag';
-  try {
-    await db.transaction().execute(async (trx) => {
-      const translation = langid === wiki.langid ? undefined
-        : await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
-      const locked = translation
-        ? await trx.updateTable('wiki_translations').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst()
-        : await trx.updateTable('wikis').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
-      if (Number(locked.numUpdatedRows) !== 1) throw new StaleRevision();
-      const changed = adding ? await addTag(trx, 'wiki', wiki.wikiid, tag) : await removeTag(trx, 'wiki', wiki.wikiid, tag);
-      if (!changed) throw new NothingToChange();
-      if (translation) {
-        const newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
-        await trx.updateTable('wiki_translations').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).execute();
-      } else {
-        const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirstOrThrow();
-        const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
-        await trx.updateTable('wikis').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).execute();
-      }
-    });
-  } catch (err) {
-    if (!(err instanceof NothingToChange)) throw err;
-  }
+  await db.transaction().execute(async (trx) => {
+    const tag = normalizeTag(raw);
+    if (!tag) throw invalidField('tag', 'tag must not be blank.');
+    const translation = langid === wiki.langid ? undefined
+      : await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
+    const locked = translation
+      ? await trx.updateTable('wiki_translations').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst()
+      : await trx.updateTable('wikis').set({ modified_date: now }).where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
+    lockedAtRevision(locked);
+    const changed = adding ? await addTag(trx, 'wiki', wiki.wikiid, tag) : await removeTag(trx, 'wiki', wiki.wikiid, tag);
+    if (!changed) throw new NothingToChange();
+    if (translation) {
+      const newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
+      await trx.updateTable('wiki_translations').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).execute();
+    } else {
+      const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirstOrThrow();
+      const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
+      await trx.updateTable('wikis').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).execute();
+    }
+  });
 }
 
 /**
@@ -322,7 +314,7 @@ export async function deleteWiki(db: Kysely<Database>, wiki: WikiRow, langid: st
       const tr: TranslationRow | undefined = await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
       if (!tr) throw notFound('Translation');
       const r = await trx.deleteFrom('wiki_translations').where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
-      if (Number(r.numDeletedRows) !== 1) throw new StaleRevision();
+      lockedAtRevision(r);
     });
     return;
   }
@@ -335,7 +327,7 @@ export async function deleteWiki(db: Kysely<Database>, wiki: WikiRow, langid: st
     }
     await trx.deleteFrom('wiki_translations').where('wikiid', '=', wiki.wikiid).execute();
     const r = await trx.deleteFrom('wikis').where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
-    if (Number(r.numDeletedRows) !== 1) throw new StaleRevision();
+    lockedAtRevision(r);
     await clearTags(trx, 'wiki', wiki.wikiid);
     await deleteCommentsOn(trx, wiki.namespace === 'INFO' ? 'info' : 'wiki', wiki.wikiid);
     await trx.deleteFrom('wiki_releases').where('wikiid', '=', wiki.wikiid).execute();

@@ -11,8 +11,8 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
-import { findGuideRow, guideAccess } from '../guides/guides.queries.js';
-import { guideRowReadable } from '../guides/guides.read-rule.js';
+import { findGuideRow } from '../guides/guides.queries.js';
+import { guideAccess, guideRowReadable } from '../guides/guides.access.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import type { WorkLogRow } from './work-log.queries.js';
 
@@ -36,7 +36,7 @@ type EntryQuery<O> = SelectQueryBuilder<Database & { w: WorkLogTable }, 'w', O>;
 /**
  * `readsEntry` as SQL, for lists: Moderators and Admins see every entry; others the
  * entries assigned to them or started by them, and those whose guide they read in the
- * entry's language (the read rule applies per language, guides.read-rule.ts).
+ * entry's language (the read rule applies per language, guides.access.ts).
  */
 export function listableBy<O>(query: EntryQuery<O>, user: AuthUser): EntryQuery<O> {
   if (hasPrivilege(user, 'Moderator')) return query;

@@ -1,7 +1,7 @@
 // Frozen in time: never edit a migration that has landed; add a new one.
 // A new language of a guide (a translation) changes what the guides that require it
 // show: the prerequisite is shown in the requiring guide's language when it has one, and
-// counts for prereq_modified_date (guides.read-rule.ts `preferredRow`). Migration 1420
+// counts for prereq_modified_date (guides.access.ts `preferredRow`). Migration 1420
 // bumped the dependents' cache stamps on updates and deletes of a guide row only; this
 // adds the insert.
 import { sql, type Kysely } from 'kysely';

@@ -1,0 +1,119 @@
+// Changing a guide: the one transaction that checks the revision, applies a change and
+// keeps a new revision (the mechanism of content/revisions.ts), and the named changes
+// the routes call.
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../http/errors.js';
+import type { Db } from './guides.queries.js';
+import type { GuideContext } from './guides.access.js';
+import { fullGuideRecord, stepRecordById } from './guides.records.js';
+import {
+  commitGuideRevision, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
+  type GuideFields, type LineValues, type MediaValues,
+} from './guides.service.js';
+import { writeFields, type FieldValues } from './guides.fields.js';
+import { answeringConflict, NothingToChange, unlessUnchanged } from '../content/revisions.js';
+import { addTag, removeTag } from '../tags/tags.queries.js';
+
+export interface ChangeOptions {
+  /** The revisionid the client sent; undefined for changes that take none. */
+  expected?: number;
+  action: string;
+}
+
+/**
+ * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
+ * 409 with the current guide, or the current step when `fn` finds its step stale),
+ * applies the change and keeps the result as a new guide revision. Answers undefined
+ * when `fn` throws NothingToChange.
+ */
+export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
+  const { guideid, langid } = ctx.row;
+  const now = app.clock.now();
+  return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
+    await lockGuide(trx, guideid, langid, now, opts.expected);
+    const out = await fn(trx, now);
+    await commitGuideRevision(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action);
+    return out;
+  })), async (stale) => {
+    if (stale.kind === 'step' && stale.stepid !== undefined) {
+      const step = await stepRecordById(app.db, app.config, stale.stepid);
+      if (!step) throw notFound('Step');
+      return step;
+    }
+    const current = await fullGuideRecord(app.db, app.config, guideid, langid, ctx.user);
+    if (!current) throw notFound('Guide');
+    return current;
+  });
+}
+
+/** The full record of a guide after a change, as the caller may see it. */
+export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
+  const record = await fullGuideRecord(app.db, app.config, ctx.row.guideid, ctx.row.langid, ctx.user);
+  if (!record) throw notFound('Guide');
+  return record;
+}
+
+/** Which row a change writes: the guide in the context's language. */
+const rowOf = (trx: Db, ctx: GuideContext) => trx.updateTable('guides').where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid);
+
+/** PATCH: the validated fields (a first publish dates it) and the prerequisites. */
+export async function editGuide(app: FastifyInstance, ctx: GuideContext, expected: number, fields: GuideFields) {
+  await changeGuide(app, ctx, { expected, action: 'edit' }, async (trx, now) => {
+    const set = { ...fields.set };
+    if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
+    if (Object.keys(set).length) await rowOf(trx, ctx).set(set).execute();
+    if (fields.prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, fields.prerequisites);
+  });
+}
+
+/** Publishes (dated the first time) or unpublishes the guide. */
+export async function setGuidePublic(app: FastifyInstance, ctx: GuideContext, expected: number, publish: boolean) {
+  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish' }, async (trx, now) => {
+    await rowOf(trx, ctx).set(publish ? { public: 1, published_date: ctx.row.published_date ?? now } : { public: 0 }).execute();
+  });
+}
+
+/** Marks the guide deleted in its language; every revision is kept. */
+export async function deleteGuide(app: FastifyInstance, ctx: GuideContext, expected: number) {
+  await changeGuide(app, ctx, { expected, action: 'delete' }, async (trx, now) => {
+    await rowOf(trx, ctx).set({ deleted: 1, deleted_date: now }).execute();
+  });
+}
+
+/** Restores a deleted guide, filed under `category` (checked by the caller). Takes no revisionid. */
+export async function restoreGuide(app: FastifyInstance, ctx: GuideContext, category: string) {
+  await changeGuide(app, ctx, { action: 'restore' }, async (trx) => {
+    await rowOf(trx, ctx).set({ deleted: 0, deleted_date: null, category }).execute();
+  });
+}
+
+/** Adds or removes a (checked) tag; nothing changes when the guide already has (or lacks) it. */
+export async function tagGuide(app: FastifyInstance, ctx: GuideContext, expected: number, tag: string, adding: boolean) {
+  await changeGuide(app, ctx, { expected, action: adding ? 'tag' : 'untag' }, async (trx) => {
+    const changed = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
+    if (!changed) throw new NothingToChange();
+  });
+}
+
+/** What a step edit changes: each part only when sent (validated by the caller). */
+export interface StepChange {
+  title?: string;
+  lines?: LineValues[];
+  media?: MediaValues;
+  fields?: FieldValues[];
+  orderby?: number;
+}
+
+/** Edits a step at its own revision (409 with the current step when stale); the guide's revision moves too. */
+export async function editStep(app: FastifyInstance, ctx: GuideContext, stepid: number, expected: number, c: StepChange) {
+  const { guideid, langid } = ctx.row;
+  await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
+    await lockStep(trx, stepid, now, expected);
+    if (c.title !== undefined) await trx.updateTable('guide_steps').set({ title: c.title.trim() }).where('stepid', '=', stepid).execute();
+    if (c.lines) await writeLines(trx, stepid, c.lines);
+    if (c.media !== undefined) await writeMedia(trx, stepid, c.media);
+    if (c.fields) await writeFields(trx, stepid, c.fields, now);
+    if (c.orderby !== undefined) await moveStep(trx, guideid, langid, stepid, c.orderby);
+    await commitStepRevision(trx, stepid, guideid, langid, ctx.user?.userid ?? null, now, 'edit');
+  });
+}
