@@ -5,9 +5,43 @@ import { Type } from '@sinclair/typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { docsCsp } from './security.js';
+import { RECORDS, nameRecords } from './openapi.records.js';
 
 const API_NAME = 'Content Platform REST API';
 const API_VERSION = '2.0';
+
+/**
+ * Moves every named record (src/http/openapi.records.ts) out of the paths into
+ * `components.schemas` and puts a `$ref` in its place, so that each is written once and a
+ * client generator gets named types. A record that came out differently in one place
+ * (none today; the OpenAPI test checks) stays inline.
+ */
+export function nameDocumentRecords(doc: any) {
+  const schemas: Record<string, unknown> = (doc.components.schemas ??= {});
+  const canonical = new Map<string, string>();
+  const visit = (node: any): any => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const out: any = {};
+    // Example values are data, not schemas: a `title` in them names nothing.
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : visit(v);
+    const name = typeof node.title === 'string' && Object.hasOwn(RECORDS, node.title) ? node.title : undefined;
+    if (!name) return out;
+    // A record re-described where it is used (`{ ...Guide, description }`) is the record.
+    const { description, ...record } = out;
+    const json = JSON.stringify(record);
+    if (!canonical.has(name)) {
+      canonical.set(name, json);
+      schemas[name] = out;
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    if (canonical.get(name) !== json) return out;
+    const ref = { $ref: `#/components/schemas/${name}` };
+    return description === undefined || description === (schemas[name] as any).description ? ref : { allOf: [ref], description };
+  };
+  doc.paths = visit(doc.paths);
+  return doc;
+}
 
 export async function registerOpenApi(app: FastifyInstance, basePath: string, publicUrl: string) {
   // swagger-ui redirects `static/index.html` to the page by a pattern that misses a query
@@ -16,6 +50,7 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith(staticIndex) && request.url.split('?')[0] === staticIndex) return reply.redirect(`${basePath}/docs/`);
   });
+  nameRecords();
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -37,6 +72,7 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
         },
       },
     },
+    transformObject: (documentObject) => nameDocumentRecords((documentObject as { openapiObject: unknown }).openapiObject),
     // Keep TypeBox's $id'd shared schemas inline, so every path is self-contained.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
