@@ -43,6 +43,37 @@ export function nameDocumentRecords(doc: any) {
   return doc;
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** Every operation that reads a JSON body answers 400 to one that is not JSON (src/http/errors.ts). */
+function documentInvalidJson(doc: any) {
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const m of METHODS) {
+      const op = item[m];
+      if (!op?.requestBody?.content?.['application/json'] || op.responses?.['400']) continue;
+      op.responses['400'] = {
+        description: 'The body is not valid JSON (code `invalid_json`).',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+  }
+}
+
+/** The document's description ends with the list of what is served: its tags, in order. */
+function describeServedAreas(doc: any) {
+  const tags = new Set<string>();
+  for (const item of Object.values<any>(doc.paths)) for (const m of METHODS) for (const t of item[m]?.tags ?? []) tags.add(t);
+  doc.info.description += `\n\nServed here: ${[...tags].join(', ')}.`;
+}
+
+/** The document as served: named records, 400 where a body is read, what is served. */
+export function finishDocument(doc: any) {
+  nameDocumentRecords(doc);
+  documentInvalidJson(doc);
+  describeServedAreas(doc);
+  return doc;
+}
+
 export async function registerOpenApi(app: FastifyInstance, basePath: string, publicUrl: string) {
   // swagger-ui redirects `static/index.html` to the page by a pattern that misses a query
   // string, so `static/index.html?x` redirected to itself forever: one hop to the page.
@@ -59,7 +90,8 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
         version: API_VERSION,
         description:
           'Guides, wikis, comments, users and teams, media, approvals, courses and more. ' +
-          'Authenticate with `Authorization: api <token>` (from `POST /user/token`). Errors share one shape ' +
+          'Authenticate with `Authorization: api <token>` (from `POST /user/token`; a token lasts TOKEN_TTL seconds, ' +
+          '30 days by default, until logout or a password change). Errors share one shape ' +
           '(`error`, `message`, `msg`, `code`, `request_id`, and for 422 `errors` with `field`, `code`, `message`); ' +
           'a 409 answers with the current version of the resource. `?pretty` indents JSON; `?format=xml` or ' +
           '`Accept: application/xml` returns XML on GET. Routes marked "extension" are not in the 2.0 specification ' +
@@ -72,12 +104,13 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
         },
       },
     },
-    transformObject: (documentObject) => nameDocumentRecords((documentObject as { openapiObject: unknown }).openapiObject),
+    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: unknown }).openapiObject),
     // Keep TypeBox's $id'd shared schemas inline, so every path is self-contained.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, {
     routePrefix: `${basePath}/docs`,
+    theme: { title: `${API_NAME} ${API_VERSION}` },
     staticCSP: true,
     transformStaticCSP: docsCsp,
     uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as any,
