@@ -6,7 +6,7 @@ import { errorResponses, Empty, Id } from '../../http/schemas.js';
 import { forbidden, HttpError, invalidField, missingField, notFound, unauthorized } from '../../http/errors.js';
 import { hashToken, hashPassword, verifyPassword } from '../../http/passwords.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
-import { Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
+import { AppIdHeader, Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
 import { findUser, findUserByLogin } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
 import { createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
@@ -45,6 +45,7 @@ export async function authRoutes(fastify: FastifyInstance) {
         login: Type.Optional(Type.String({ maxLength: 254 })),
         password: Type.String({ maxLength: 200 }),
       }),
+      headers: AppIdHeader,
       response: { 201: UserWithToken, ...errorResponses(401, 403, 422, 429) },
     },
   }, async (request, reply) => {
@@ -93,6 +94,7 @@ export async function authRoutes(fastify: FastifyInstance) {
         username: Type.String({ minLength: 1, maxLength: 100 }),
         unique_username: Type.Optional(UniqueUsername),
       }),
+      headers: AppIdHeader,
       response: { 201: UserWithToken, ...errorResponses(401, 403, 422, 429) },
     },
   }, async (request, reply) => {

@@ -45,7 +45,16 @@ export const UserSelf = Type.Object({
 });
 
 /** Login, register and impersonate answer the user and a token. */
-export const UserWithToken = Type.Object({ ...UserSelf.properties, authToken: Type.String(), token_expires: Type.Integer() });
+export const UserWithToken = Type.Object({
+  ...UserSelf.properties,
+  authToken: Type.String({ description: 'Send as `Authorization: api <token>`. Stored hashed; shown once.' }),
+  token_expires: Type.Integer({ description: 'UNIX time the token stops working: TOKEN_TTL seconds (default 30 days) after it was issued. Logging out, or a password change, ends it sooner.' }),
+});
+
+/** Register and login read `X-App-Id` (required where the site names apps in APP_IDS or registration is public). */
+export const AppIdHeader = Type.Object({
+  'x-app-id': Type.Optional(Type.String({ description: 'The calling app, one of the APP_IDS the site configures; required there and with public registration (401 `invalid_app_id` otherwise).' })),
+});
 
 export const Badge = Type.Object({
   badgeid: Type.String(),
