@@ -17,14 +17,14 @@ export const WEBHOOK_EVENT_GROUPS = [
     id: 2,
     name: 'Guides',
     events: [
-      { id: 5, key: 'Guides.Published', displayName: 'Guide Published', description: 'A guide release became released; data: the release (GET /guides/releases/{releaseid}).' },
+      { id: 5, key: 'Guides.Published', displayName: 'Guide Published', description: 'A guide release became released (released directly, duplicated, released again after removal, or approved); data: the release record, as GET /guides/{guideid}/releases lists it.' },
     ],
   },
   {
     id: 3,
     name: 'Work Log',
     events: [
-      { id: 6, key: 'WorkLog.StatusChanged', displayName: 'Work Log Status Changed', description: 'A work log entry changed status (started, paused, resumed, finished...); data: the entry (GET /work_log/{entryid}).' },
+      { id: 6, key: 'WorkLog.StatusChanged', displayName: 'Work Log Status Changed', description: 'A work log entry was started or changed status (paused, resumed, suspended, assumed, finished, cancelled); data: the entry (GET /work_log/{entryid}).' },
     ],
   },
   {

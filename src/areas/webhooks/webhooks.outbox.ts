@@ -27,7 +27,11 @@ export interface WebhookEvent {
   /** e.g. "Approval Request Submitted" */
   title: string;
   description: string;
-  /** What the matching GET answers for the thing that changed (JSON). */
+  /**
+   * What the matching GET answers for the thing that changed (JSON). A function is called
+   * (inside the transaction) only when some subscription wants the event, so a change
+   * nobody listens to builds no record.
+   */
   data: unknown;
 }
 
@@ -47,7 +51,8 @@ export async function publishEvent(trx: Kysely<Database>, clock: Clock, event: W
     .execute();
   if (!subscriptions.length) return;
   const now = clock.now();
-  const stored = JSON.stringify({ title: event.title, description: event.description, data: event.data ?? null });
+  const data = typeof event.data === 'function' ? await (event.data as () => unknown)() : event.data;
+  const stored = JSON.stringify({ title: event.title, description: event.description, data: data ?? null });
   for (const { subscriptionid } of subscriptions) {
     const { deliveryid } = await trx
       .insertInto('webhook_deliveries')
