@@ -110,6 +110,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Consecutive failed deliveries after which a subscription is disabled. */
   webhookMaxFailures: number;
+  /** Whether Approvals.* webhook events are sent for an approval process whose `webhooks_enabled` is null (the service default). */
+  webhooksApprovalsDefault: boolean;
 }
 
 const DEFAULT_GUIDE_TYPES = [
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
     webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
+    webhooksApprovalsDefault: bool(env.WEBHOOKS_APPROVALS_DEFAULT, true),
   };
 }
 

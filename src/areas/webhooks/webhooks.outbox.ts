@@ -22,6 +22,15 @@ export interface DeliveryJob {
 /** Crash retries of one attempt (a process that died mid-send); HTTP failures are retried on the webhook schedule instead. */
 export const DELIVERY_JOB_ATTEMPTS = 3;
 
+/**
+ * Whether Approvals.* events are published for an approval process: its `webhooks_enabled`
+ * (stored as 0/1 or a boolean), or when null the service default (WEBHOOKS_APPROVALS_DEFAULT).
+ * The approvals area asks it before calling `publishEvent` for an Approvals.* key.
+ */
+export function approvalWebhooksEnabled(config: { webhooksApprovalsDefault: boolean }, processSetting: boolean | number | null | undefined): boolean {
+  return processSetting == null ? config.webhooksApprovalsDefault : processSetting === true || processSetting === 1;
+}
+
 export interface WebhookEvent {
   key: WebhookEventKey;
   /** e.g. "Approval Request Submitted" */

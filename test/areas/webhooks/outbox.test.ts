@@ -2,7 +2,8 @@
 // subscription that wants its key, and only if that transaction commits.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
-import { publishEvent, WEBHOOK_DELIVERY_JOB, WEBHOOK_EVENT_KEYS } from '../../../src/areas/webhooks/webhooks.outbox.js';
+import { approvalWebhooksEnabled, publishEvent, WEBHOOK_DELIVERY_JOB, WEBHOOK_EVENT_KEYS } from '../../../src/areas/webhooks/webhooks.outbox.js';
+import { loadConfig } from '../../../src/config.js';
 
 const t = appForFile();
 
@@ -52,5 +53,14 @@ describe('publishEvent', () => {
 
   it('refuses a key outside the catalog', async () => {
     await expect(publishEvent(t.db, t.clock, { key: 'Nope.Nothing' as never, title: '', description: '', data: null })).rejects.toThrow(/unknown webhook event key/);
+  });
+});
+
+describe('approvalWebhooksEnabled', () => {
+  it('a process decides; null falls back to WEBHOOKS_APPROVALS_DEFAULT (true unless set)', () => {
+    const on = loadConfig({});
+    const off = loadConfig({ WEBHOOKS_APPROVALS_DEFAULT: 'false' });
+    expect([approvalWebhooksEnabled(on, null), approvalWebhooksEnabled(off, null), approvalWebhooksEnabled(off, undefined)]).toEqual([true, false, false]);
+    expect([approvalWebhooksEnabled(off, 1), approvalWebhooksEnabled(off, true), approvalWebhooksEnabled(on, 0), approvalWebhooksEnabled(on, false)]).toEqual([true, true, false, false]);
   });
 });
