@@ -44,7 +44,7 @@ async function findByIdOrGuid(db: Kysely<Database>, table: 'images' | 'videos', 
 export async function mediaRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
-  const services = { db, config, clock };
+  const services = { db, config, clock, mediaUsages: fastify.mediaUsages };
   configureImageWork(config);
   useMediaClock(config, clock);
 

@@ -31,7 +31,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
   app.get('/user', {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'The logged-in user', response: { 200: UserSelf, ...errorResponses(401) } },
-  }, async (request) => userSelfRecord(db, config, await existingUser(requireUser(request).userid)));
+  }, async (request) => userSelfRecord(db, config, fastify.badges, await existingUser(requireUser(request).userid)));
 
   app.get('/users', {
     config: { auth: 'none' },
@@ -52,7 +52,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
   app.get('/users/:userid', {
     config: { auth: 'none' },
     schema: { tags: TAG, summary: 'One user', params: UseridParam, response: { 200: UserDetail, ...errorResponses(404, 422) } },
-  }, async (request) => userDetailRecord(db, config, await existingUser(request.params.userid)));
+  }, async (request) => userDetailRecord(db, config, fastify.badges, await existingUser(request.params.userid)));
 
   app.patch('/users/:userid', {
     config: { auth: 'user' },
@@ -119,7 +119,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
         throw invalidField(field, `This ${field} is already used by another account.`, 'duplicate');
       }
     }
-    return userDetailRecord(db, config, await existingUser(row.userid));
+    return userDetailRecord(db, config, fastify.badges, await existingUser(row.userid));
   });
 
   async function searchUsers(search: string, offset: number, limit: number) {
@@ -150,7 +150,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     const v = column === 'email' ? value.trim().toLowerCase() : value;
     const row = await db.selectFrom('users').selectAll().where(column, '=', v).executeTakeFirst();
     if (!row) throw notFound('User');
-    return userDetailRecord(db, config, row);
+    return userDetailRecord(db, config, fastify.badges, row);
   }
   const lookupSchema = (name: string, summary: string) => ({
     tags: TAG, summary,
@@ -167,12 +167,12 @@ export async function usersRoutes(fastify: FastifyInstance) {
   app.get('/users/:userid/badges', {
     config: { auth: 'none' },
     schema: { tags: TAG, summary: 'Badges a user earned', description: 'Earned by rules: joining, joining a team, leading a team, and the rules of the content areas (first guide, ten guides, first comment...).', params: UseridParam, response: { 200: Type.Array(Badge), ...errorResponses(404, 422) } },
-  }, async (request) => earnedBadges(db, (await existingUser(request.params.userid)).userid));
+  }, async (request) => earnedBadges(fastify.badges, db, (await existingUser(request.params.userid)).userid));
 
   app.get('/user/badges', {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'Badges the logged-in user earned', response: { 200: Type.Array(Badge), ...errorResponses(401) } },
-  }, async (request) => earnedBadges(db, requireUser(request).userid));
+  }, async (request) => earnedBadges(fastify.badges, db, requireUser(request).userid));
 
   app.post('/users/unique_usernames', {
     config: { auth: 'none' },
