@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, OffsetLimit, Order } from '../../http/schemas.js';
-import { readableGuideIds } from '../guides/guides.access.js';
+import { readableGuideIds } from '../shared/guide-access.js';
 
 export async function tagsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
