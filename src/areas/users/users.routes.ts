@@ -9,10 +9,10 @@ import { hashPassword, verifyPassword } from '../../http/passwords.js';
 import { fromBool, isUniqueViolation } from '../../db/helpers.js';
 import { searchDocs } from '../../db/search.js';
 import { Badge, SearchQuery, UniqueUsername, UserDetail, UserListItem, UserPatch, UserSelf, UserSummary, UserListQuery } from './users.schemas.js';
-import { findUser, toUserSummaries, type UserRow } from './users.queries.js';
+import { createdUsers, enabledUsersIn, findUser, findUserBy, listUsers, takenUsernames, toUserSummaries, type UserRow } from './users.queries.js';
 import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
-import { createUser, endPasswordResets, revokeImpersonations, setPassword, startPasswordReset } from './users.service.js';
+import { createUsersByEmail, endPasswordResets, revokeImpersonations, setPassword, updateUserRow } from './users.service.js';
 import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Users'];
@@ -42,11 +42,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
       response: { 200: Type.Array(UserListItem), ...errorResponses(422) },
     },
   }, async (request) => {
-    const { offset, limit, order, joinedSince } = request.query;
-    let q = db.selectFrom('users').selectAll();
-    if (joinedSince !== undefined) q = q.where('join_date', '>=', joinedSince);
-    const rows = await q.orderBy('userid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
-    return toUserSummaries(db, config, rows);
+    return toUserSummaries(db, config, await listUsers(db, request.query));
   });
 
   app.get('/users/:userid', {
@@ -106,7 +102,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     if (Object.keys(set).length > 0 || passwordHash) {
       try {
         await db.transaction().execute(async (trx) => {
-          if (Object.keys(set).length > 0) await trx.updateTable('users').set(set).where('userid', '=', row.userid).execute();
+          await updateUserRow(trx, row.userid, set);
           // A new password ends every other session and every reset token; a new address, every reset token.
           if (passwordHash) await setPassword(trx, clock, row.userid, passwordHash, caller.tokenHash);
           else if (set.email !== undefined && set.email !== row.email) await endPasswordResets(trx, clock, row.userid);
@@ -127,7 +123,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     // word of the display name or the unique username; names that start with the search first.
     const hits = await searchDocs(db, search, { targets: [{ type: 'user' }] }, { offset, limit });
     if (hits.length === 0) return [];
-    const rows = await db.selectFrom('users').selectAll().where('userid', 'in', hits.map((h) => h.id)).where('enabled', '=', 1).execute();
+    const rows = await enabledUsersIn(db, hits.map((h) => h.id));
     const byId = new Map(rows.map((r) => [r.userid, r]));
     return toUserSummaries(db, config, hits.map((h) => byId.get(h.id)).filter((r): r is UserRow => r !== undefined));
   }
@@ -148,7 +144,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
 
   async function lookup(column: 'sso_userid' | 'email' | 'employee_id', value: string) {
     const v = column === 'email' ? value.trim().toLowerCase() : value;
-    const row = await db.selectFrom('users').selectAll().where(column, '=', v).executeTakeFirst();
+    const row = await findUserBy(db, column, v);
     if (!row) throw notFound('User');
     return userDetailRecord(db, config, fastify.badges, row);
   }
@@ -187,9 +183,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     const names = request.body.unique_usernames;
     const pattern = new RegExp(UniqueUsername.pattern!);
     const valid = names.filter((n) => pattern.test(n));
-    const taken = new Set(valid.length
-      ? (await db.selectFrom('users').select('unique_username').where('unique_username', 'in', valid).execute()).map((r) => r.unique_username)
-      : []);
+    const taken = await takenUsernames(db, valid);
     return names.map((n) => ({ unique_username: n, valid: pattern.test(n), available: pattern.test(n) && !taken.has(n) }));
   });
 
@@ -197,8 +191,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'Accounts the logged-in user created', querystring: Type.Object({ ...OffsetLimit }), response: { 200: Type.Array(UserListItem), ...errorResponses(401, 422) } },
   }, async (request) => {
-    const rows = await db.selectFrom('users').selectAll().where('created_by', '=', requireUser(request).userid)
-      .orderBy('userid').limit(request.query.limit).offset(request.query.offset).execute();
+    const rows = await createdUsers(db, requireUser(request).userid, request.query);
     return toUserSummaries(db, config, rows);
   });
 
@@ -222,27 +215,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const admin = requireUser(request);
-    const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
-    const results = await db.transaction().execute(async (trx) => {
-      const out: Array<{ email: string; status: 'created' | 'exists' | 'invalid'; userid: number | null; message: string }> = [];
-      for (const raw of request.body.emails) {
-        const email = raw.trim().toLowerCase();
-        if (!emailPattern.test(email) || email.length > 254) {
-          out.push({ email: raw, status: 'invalid', userid: null, message: 'Not an e-mail address.' });
-          continue;
-        }
-        const existing = await trx.selectFrom('users').select('userid').where('email', '=', email).executeTakeFirst();
-        if (existing) {
-          out.push({ email, status: 'exists', userid: existing.userid, message: 'An account with this e-mail already exists.' });
-          continue;
-        }
-        const username = email.split('@')[0].slice(0, 100);
-        const userid = await createUser(trx, config, clock, { email, password: null, username, privileges: (request.body.privileges ?? ['User']) as Privilege[], created_by: admin.userid });
-        await startPasswordReset(trx, config, clock, { userid, email, username });
-        out.push({ email, status: 'created', userid, message: 'Created; a mail to set the password was sent.' });
-      }
-      return out;
-    });
+    const results = await createUsersByEmail(db, config, clock, admin.userid, request.body.emails, (request.body.privileges ?? ['User']) as Privilege[]);
     return { results };
   });
 
