@@ -413,3 +413,14 @@ async function storeEdit(s: Services, user: AuthUser, src: Selectable<Database['
 }
 
 export { TYPE_OF };
+
+/** Adds an embedded page (a URL) to the user's library, in one transaction; answers its embedid. */
+export async function addEmbed(db: Kysely<Database>, now: number, userid: number, e: { url: URL; title: string; width: number | null; height: number | null }): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('embeds').values({
+      guid: newGuid(), userid, url: e.url.toString(), title: e.title, provider: e.url.hostname, width: e.width, height: e.height, created_date: now,
+    }).returning('embedid').executeTakeFirstOrThrow();
+    await trx.insertInto('media_items').values({ userid, type: 'GuideEmbedObject', objectid: row.embedid, created_date: now }).execute();
+    return row.embedid;
+  });
+}
