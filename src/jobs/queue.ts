@@ -15,6 +15,8 @@ import { isPostgres } from '../db/helpers.js';
 
 export interface JobContext {
   db: Kysely<Database>;
+  /** The app's clock (scheduling: a job that enqueues a later one reads it). */
+  clock: Clock;
   jobid: number;
   attempt: number;
   log: FastifyBaseLogger;
@@ -152,7 +154,7 @@ export class JobWorker {
     };
     try {
       if (!type) throw new Error(`no handler for job type ${job.type}`);
-      await type.run(JSON.parse(job.payload), { db: this.db, jobid: job.jobid, attempt: job.attempts, log: this.log, signal: this.stopping.signal, extendLease });
+      await type.run(JSON.parse(job.payload), { db: this.db, clock: this.clock, jobid: job.jobid, attempt: job.attempts, log: this.log, signal: this.stopping.signal, extendLease });
       await this.db.updateTable('jobs').set({ status: 'done', finished_date: this.clock.now(), locked_until: null, last_error: null }).where('jobid', '=', job.jobid).execute();
     } catch (err) {
       if (this.stopping.signal.aborted) {

@@ -9,7 +9,7 @@ import { requireUser } from '../../http/auth.js';
 import { LangQuery, Release, ReleaseList, Id, GuideParam } from './guides.schemas.js';
 import { findGuideRow } from './guides.queries.js';
 import { guideAccess } from './guides.access.js';
-import { createRelease, releaseRecords, type ReleaseRow } from './guides.releases.js';
+import { createRelease, publishReleased, releaseRecords, type ReleaseRow } from './guides.releases.js';
 import { guideFor } from './guides.access.js';
 import { guideRowReadable, readableLanguages } from './guides.access.js';
 
@@ -112,9 +112,14 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const rev = await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', revisionid)
       .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).executeTakeFirst();
     if (!rev) throw invalidField('revisionid', `Revision ${revisionid} is not a revision of guide ${ctx.row.guideid} (${ctx.row.langid}).`);
-    const row = await db.transaction().execute((trx) => createRelease(trx, clock.now(), {
-      guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
-    }));
+    const now = clock.now();
+    const row = await db.transaction().execute(async (trx) => {
+      const created = await createRelease(trx, now, {
+        guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
+      });
+      if (created.status === 'released') await publishReleased(trx, config, now, created);
+      return created;
+    });
     return reply.status(201).send(await one(row));
   });
 
@@ -141,7 +146,17 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     if (b.version !== undefined) set.version = b.version.trim();
     if (b.type !== undefined) set.type = b.type;
     if (b.status !== undefined) set.status = b.status;
-    await db.updateTable('guide_releases').set(set).where('releaseid', '=', row.releaseid).execute();
+    await db.transaction().execute(async (trx) => {
+      // Released again (it was removed): a guide published, for webhooks. The UPDATE's condition makes one of two racing requests the one.
+      const becomesReleased = b.status === 'released' && row.status !== 'released';
+      let q = trx.updateTable('guide_releases').set(set).where('releaseid', '=', row.releaseid);
+      if (becomesReleased) q = q.where('status', '=', row.status);
+      const out = await q.executeTakeFirst();
+      if (becomesReleased && Number(out.numUpdatedRows) > 0) {
+        const now = clock.now();
+        await publishReleased(trx, config, now, { ...row, ...set } as ReleaseRow);
+      }
+    });
     return one(await existingRelease(row.releaseid));
   });
 
@@ -192,7 +207,9 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const rows = await db.transaction().execute(async (trx) => {
       const out: ReleaseRow[] = [];
       for (const g of targets) {
-        out.push(await createRelease(trx, now, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version }));
+        const created = await createRelease(trx, now, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version });
+        if (created.status === 'released') await publishReleased(trx, config, now, created);
+        out.push(created);
       }
       return out;
     });

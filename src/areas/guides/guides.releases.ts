@@ -6,6 +6,7 @@ import { loadUserSummaries } from '../users/users.queries.js';
 import { parseJson, type Db } from './guides.queries.js';
 import type { GuideReleaseTable } from './guides.tables.js';
 import type { GuideSnapshot } from './guides.snapshots.js';
+import { publishEvent } from '../webhooks/webhooks.outbox.js';
 
 export type ReleaseRow = Selectable<GuideReleaseTable>;
 
@@ -53,4 +54,19 @@ export async function createRelease(db: Db, now: number, r: { guideid: number; l
     guideid: r.guideid, langid: r.langid, revisionid: r.revisionid, userid: r.userid, status: 'released', title, type: r.type, notes: r.notes,
     version, init_date: now, release_date: now,
   }).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * The webhook event of a release that is now `released`, written in the transaction that
+ * released it (`trx`): `data` is the release record as the release lists answer it. Every
+ * path that makes a release `released` (a direct release, a duplicate, a removed release
+ * marked released again, an approval's last signature) calls it.
+ */
+export function publishReleased(trx: Db, config: Config, now: number, row: ReleaseRow): Promise<void> {
+  return publishEvent(trx, { now: () => now }, {
+    key: 'Guides.Published',
+    title: 'Guide Published',
+    description: `${row.title || `Guide ${row.guideid}`} (${row.langid}) was released${row.version ? ` as version ${row.version}` : ''}.`,
+    data: async () => (await releaseRecords(trx, config, [row]))[0],
+  });
 }

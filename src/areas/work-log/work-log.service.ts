@@ -9,6 +9,8 @@ import type { WorkLogStatus } from './work-log.schemas.js';
 import type { RevisionForm, WorkLogRow } from './work-log.queries.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import { fillsRequired } from './work-log.values.js';
+import { findEntry, workLogRecords } from './work-log.queries.js';
+import { publishEvent } from '../webhooks/webhooks.outbox.js';
 
 type Db = Kysely<Database>;
 
@@ -39,10 +41,26 @@ async function refusable<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new entry; answers its id. */
+/** The webhook event of an entry's new status, in the transaction that set it: `data` is what GET /work_log/{entryid} answers. */
+async function publishStatusChanged(trx: Db, entryid: number, now: number) {
+  await publishEvent(trx, { now: () => now }, {
+    key: 'WorkLog.StatusChanged',
+    title: 'Work Log Status Changed',
+    description: `Work log entry ${entryid} changed status.`,
+    data: async () => {
+      const row = await findEntry(trx, entryid);
+      return row ? (await workLogRecords(trx, now, [row]))[0] : null;
+    },
+  });
+}
+
+/** A new entry (status started); answers its id. */
 export async function startEntry(db: Db, values: Insertable<WorkLogTable>): Promise<number> {
-  const { entryid } = await db.transaction().execute((trx) => trx.insertInto('work_log').values(values).returning('entryid').executeTakeFirstOrThrow());
-  return entryid;
+  return db.transaction().execute(async (trx) => {
+    const { entryid } = await trx.insertInto('work_log').values(values).returning('entryid').executeTakeFirstOrThrow();
+    await publishStatusChanged(trx, entryid, Number(values.status_date));
+    return entryid;
+  });
 }
 
 /**
@@ -118,6 +136,7 @@ export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now
     }
     await closeTimings(trx, row.entryid, now);
     if (change.to === 'started') await startTiming(trx, row.entryid, change.assignTo ?? row.userid, now);
+    await publishStatusChanged(trx, row.entryid, now);
     return 1;
   });
 }

@@ -1,0 +1,58 @@
+// Webhook signing keys. A signing key cannot be stored hashed like a password or a token:
+// every delivery needs the key itself to compute its signatures. So it is stored sealed
+// (AES-256-GCM) with a server key that is not in the database (WEBHOOK_SECRETS_KEY, else a
+// random key kept in DATA_DIR/webhook-secrets.key): a copy of the database alone does not
+// give the keys away. No route ever answers a key; it is only written (`secretKey`).
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../../config.js';
+
+const keys = new WeakMap<Config, Buffer>();
+
+function serverKey(config: Config): Buffer {
+  const known = keys.get(config);
+  if (known) return known;
+  let key: Buffer;
+  if (config.webhookSecretsKey) {
+    key = createHash('sha256').update(config.webhookSecretsKey, 'utf8').digest();
+  } else {
+    const file = join(config.dataDir, 'webhook-secrets.key');
+    try {
+      key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+    } catch {
+      key = randomBytes(32);
+      mkdirSync(config.dataDir, { recursive: true });
+      try {
+        writeFileSync(file, key.toString('base64url'), { mode: 0o600, flag: 'wx' });
+      } catch {
+        // Another process wrote it first: use theirs.
+        key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+      }
+    }
+    if (key.length !== 32) throw new Error(`${file} holds no usable key; delete it (and set every webhook's secretKey again).`);
+  }
+  keys.set(config, key);
+  return key;
+}
+
+/** `v1.<iv>.<tag>.<ciphertext>` (base64url). */
+export function sealSecret(config: Config, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', serverKey(config), iv);
+  const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
+}
+
+/** The key, or null when it cannot be opened (the server key changed). */
+export function openSecret(config: Config, sealed: string): string | null {
+  const [version, iv, tag, data] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || data === undefined) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', serverKey(config), Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
