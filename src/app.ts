@@ -24,6 +24,7 @@ import { applySecurityHeaders, registerSecurityHeaders } from './http/security.j
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { noApprovals, type GuideApprovals } from './areas/area.js';
 
 export const BASE_PATH = '/api/2.0';
 
@@ -34,6 +35,8 @@ declare module 'fastify' {
     config: Config;
     clock: Clock;
     jobs: JobWorker;
+    /** Approvals as the guides area sees them (areas/area.ts). */
+    guideApprovals: GuideApprovals;
   }
 }
 
@@ -155,6 +158,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
   await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
 
+  app.decorate('guideApprovals', areas.find((a) => a.guideApprovals)?.guideApprovals ?? noApprovals);
   for (const area of areas) {
     for (const [type, handler] of Object.entries(area.jobs?.(config) ?? {})) jobs.register(type, handler);
     await app.register(area.routes, { prefix: BASE_PATH });
