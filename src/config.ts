@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { trimEndChar } from './strings.js';
+import { parseAllowEntry } from './net/outgoing.js';
 
 export interface Config {
   port: number;
@@ -99,6 +100,16 @@ export interface Config {
   /** A LibreTranslate server for machine translation of display titles; empty: none (texts stay as they are). */
   libreTranslateUrl: string;
   libreTranslateApiKey: string;
+  /** Addresses and CIDR ranges outgoing requests may reach although they are not global (private, loopback...); empty: none. */
+  outgoingAllow: string[];
+  /** The site's name, sent in webhook bodies (`siteName`). */
+  siteName: string;
+  /** The key sealing webhook signing keys in the database (AES-256-GCM); empty: a random key kept in DATA_DIR/webhook-secrets.key. */
+  webhookSecretsKey: string;
+  /** Wall-clock limit of one webhook delivery, in milliseconds. */
+  webhookTimeoutMs: number;
+  /** Consecutive failed deliveries after which a subscription is disabled. */
+  webhookMaxFailures: number;
 }
 
 const DEFAULT_GUIDE_TYPES = [
@@ -199,6 +210,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoEncodeMaxBytes: Math.max(1024 * 1024, int('VIDEO_ENCODE_MAX_BYTES', env.VIDEO_ENCODE_MAX_BYTES, 2 * 1024 * 1024 * 1024)),
     libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
+    outgoingAllow: list(env.OUTGOING_ALLOW).map((entry) => (parseAllowEntry(entry), entry)),
+    siteName: env.SITE_NAME || 'Content Platform',
+    webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
+    webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
+    webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
   };
 }
 
