@@ -110,6 +110,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Consecutive failed deliveries after which a subscription is disabled. */
   webhookMaxFailures: number;
+  /** Whether Approvals.* webhooks are sent for processes whose webhooks_enabled is null. */
+  approvalWebhooks: boolean;
+  /** Lifetime of the single-use signing tokens mailed to the signers of an approval stage, in seconds. */
+  approvalTokenTtl: number;
 }
 
 const DEFAULT_GUIDE_TYPES = [
@@ -215,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
     webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
+    approvalWebhooks: bool(env.APPROVAL_WEBHOOKS, true),
+    approvalTokenTtl: Math.max(60, int('APPROVAL_TOKEN_TTL', env.APPROVAL_TOKEN_TTL, 7 * 24 * 3600)),
   };
 }
 

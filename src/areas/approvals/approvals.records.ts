@@ -24,7 +24,7 @@ type RequestRecord = Static<typeof ApprovalRequest>;
 export const requestHref = (config: Config, id: number) => `${config.publicUrl}/api/2.0/approvals/request/${id}`;
 
 /** Strips the user-list extras (enabled, banned) a summary does not show. */
-function summary(u: (UserSummary & Record<string, unknown>) | undefined): UserSummary | undefined {
+function summary(u: UserSummary | undefined): UserSummary | undefined {
   if (!u) return undefined;
   return { userid: u.userid, username: u.username, unique_username: u.unique_username, join_date: u.join_date, image: u.image, reputation: u.reputation, url: u.url, teams: u.teams, privileges: u.privileges };
 }
