@@ -61,17 +61,21 @@ export async function processRecords(db: Db, config: Config, rows: ProcessRow[])
   const ids = rows.map((r) => r.approval_processid);
   const stages = await activeStages(db, ids);
   const all = [...stages.values()].flat();
-  const [people, users, teams, counts, def] = await Promise.all([
+  const [people, users, teams, counts, guideCounts, def] = await Promise.all([
     stagePeople(db, all),
     loadUserSummaries(db, config, all.map((s) => s.userid)),
     teamsById(db, config, all.flatMap((s) => (s.teamid != null ? [s.teamid] : []))),
     ids.length
-      ? db.selectFrom('approval_requests').select((eb) => ['approval_processid', eb.fn.countAll<number>().as('n'),
-        eb.fn.count<number>(eb.fn('concat', ['guideid', eb.val(':'), 'langid'])).distinct().as('g')]).where('approval_processid', 'in', ids).groupBy('approval_processid').execute()
+      ? db.selectFrom('approval_requests').select((eb) => ['approval_processid', eb.fn.countAll<number>().as('n')]).where('approval_processid', 'in', ids).groupBy('approval_processid').execute()
+      : Promise.resolve([]),
+    ids.length
+      ? db.selectFrom((eb) => eb.selectFrom('approval_requests').select(['approval_processid', 'guideid', 'langid']).distinct().where('approval_processid', 'in', ids).as('d'))
+        .select((eb) => ['d.approval_processid', eb.fn.countAll<number>().as('g')]).groupBy('d.approval_processid').execute()
       : Promise.resolve([]),
     currentDefault(db),
   ]);
-  const countOf = new Map(counts.map((c) => [c.approval_processid, c]));
+  const countOf = new Map(counts.map((c) => [c.approval_processid, Number(c.n)]));
+  const guidesOf = new Map(guideCounts.map((c) => [c.approval_processid, Number(c.g)]));
   return rows.map((r) => {
     const list = stages.get(r.approval_processid) ?? [];
     const demands = processDemands(list, people);
@@ -89,8 +93,8 @@ export async function processRecords(db: Db, config: Config, rows: ProcessRow[])
         ...(s.teamid != null ? { team: teams.get(s.teamid), num_required: s.num_required } : {}),
         is_satisfiable: demands[i].candidates.length >= demands[i].needed,
       })),
-      num_guides: Number(countOf.get(r.approval_processid)?.g ?? 0),
-      num_requests: Number(countOf.get(r.approval_processid)?.n ?? 0),
+      num_guides: guidesOf.get(r.approval_processid) ?? 0,
+      num_requests: countOf.get(r.approval_processid) ?? 0,
     };
   });
 }
