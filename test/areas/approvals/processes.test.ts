@@ -99,6 +99,7 @@ describe('GET and PATCH /approvals/process/{id}', () => {
     const got = await t.get(`/approvals/process/${p.approval_processid}`, { token: user.token });
     expectSchema(ApprovalProcessDetail, got.json());
     expect((await t.get('/approvals/process/999999', { token: user.token })).statusCode).toBe(404);
+    expect((await t.get(`/approvals/process/${p.approval_processid}`)).statusCode).toBe(401);
     const stale = p.revisionid;
     const ok = await t.patch(`/approvals/process/${p.approval_processid}?revisionid=${p.revisionid}`, { token: admin.token, body: { name: 'Renamed', allow_repeated_signatures: true, webhooks_enabled: null } });
     expect(ok.statusCode).toBe(200);
