@@ -181,6 +181,19 @@ describe('a release under a process: user stage, then a team stage needing two s
   });
 });
 
+describe('two members signing the last signature at once', () => {
+  it('one signature completes the request; the other is refused and recorded nowhere', async () => {
+    const { guide } = await guideUnderProcess([{ teamid, num_required: 1 }]);
+    const id = (await t.post('/guides/releases', { token: author.token, body: { guideid: guide.guideid, type: 'major' } })).json().approval_requestid;
+    const [a, b] = await Promise.all([approve(m1, id), approve(m2, id)]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([200, 422]);
+    expect(await signatureCount(id)).toBe(1);
+    const r = await getRequest(admin, id);
+    expect(r.status).toBe('approved');
+    expect((await eventsOf(t, id)).filter((e) => e.key === 'Approvals.RequestApproved')).toHaveLength(1);
+  });
+});
+
 describe('open requests keep the stages they started with', () => {
   it('a PATCH of the stages changes new requests only', async () => {
     const { process, guide } = await guideUnderProcess([{ userid: signer.userid }]);
