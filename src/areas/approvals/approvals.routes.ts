@@ -25,6 +25,9 @@ import { canCancelRequest, canManageProcesses, canReadRequest, canSign, requestR
 import { attachProcess, cancelRequest, createProcess, detachProcess, patchProcess, RequestClosed, signRequest, StageMoved, type StageSpec } from './approvals.service.js';
 
 const TAG = ['Approvals'];
+
+/** A 422 about the state of the request (finished, moved on, already signed...), naming it as the field. */
+const stateError = (code: string, message: string) => new HttpError(422, code, message, [{ field: 'approval_requestid', code, message }]);
 const ADMINS = 'Only Admins may change approval processes.';
 
 export async function approvalsRoutes(fastify: FastifyInstance) {
@@ -269,12 +272,13 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     const row = await findRequest(db, id);
     if (!row) throw notFound('Approval request');
     if (user.impersonatedBy !== null) throw forbidden('A signature cannot be given through an impersonation token.', 'impersonated');
-    if (row.status !== 'pending') throw new HttpError(422, 'request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
-    const stage = await db.selectFrom('approval_request_stages').selectAll().where('approval_requestid', '=', id).where('status', '=', 'pending').executeTakeFirstOrThrow();
+    if (row.status !== 'pending') throw stateError('request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
+    const stage = await db.selectFrom('approval_request_stages').selectAll().where('approval_requestid', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    if (!stage) throw stateError('request_closed', 'The request has no stage to sign.');
     const refusal = await canSign(db, user, row, stage);
     if (refusal === 'not_signer') throw forbidden('You are not a signer of the current stage of this request.', 'not_signer');
-    if (refusal === 'already_signed') throw new HttpError(422, 'already_signed', 'You already signed this stage.');
-    if (refusal === 'repeated_signature') throw new HttpError(422, 'repeated_signature', 'This process does not allow one person to sign several stages of a request.');
+    if (refusal === 'already_signed') throw stateError('already_signed', 'You already signed this stage.');
+    if (refusal === 'repeated_signature') throw stateError('repeated_signature', 'This process does not allow one person to sign several stages of a request.');
     const proved = await proof(row, stage.approval_request_stageid);
     if (!proved.ok) {
       throw forbidden(method === 'password' ? 'The password is incorrect.' : 'The signing token is not valid for you, this request and its current stage (or was used, or expired).', method === 'password' ? 'wrong_password' : 'invalid_token');
@@ -289,9 +293,9 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
         await signRequest(trx, config, clock, row, stage, user.userid, { status: body.status, notes: body.notes ?? '', method });
       });
     } catch (err) {
-      if (err instanceof RequestClosed) throw new HttpError(422, 'request_closed', 'The request was finished meanwhile; a finished request cannot be changed.');
-      if (err instanceof StageMoved) throw new HttpError(422, 'stage_moved', 'The request moved to another stage meanwhile; read it again.');
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (err as { code?: string }).code === '23505') throw new HttpError(422, 'already_signed', 'You already signed this stage.');
+      if (err instanceof RequestClosed) throw stateError('request_closed', 'The request was finished meanwhile; a finished request cannot be changed.');
+      if (err instanceof StageMoved) throw stateError('stage_moved', 'The request moved to another stage meanwhile; read it again.');
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (err as { code?: string }).code === '23505') throw stateError('already_signed', 'You already signed this stage.');
       throw err;
     }
     return oneRequest(id);
@@ -352,11 +356,11 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     forbiddenUnless(canCancelRequest(user), 'Only Admins may cancel a request.');
     const row = await findRequest(db, request.params.approval_requestid);
     if (!row) throw notFound('Approval request');
-    if (row.status !== 'pending') throw new HttpError(422, 'request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
+    if (row.status !== 'pending') throw stateError('request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
     try {
       await db.transaction().execute((trx) => cancelRequest(trx, clock, row));
     } catch (err) {
-      if (err instanceof RequestClosed || err instanceof StageMoved) throw new HttpError(422, 'request_closed', 'The request changed meanwhile; read it again.');
+      if (err instanceof RequestClosed || err instanceof StageMoved) throw stateError('request_closed', 'The request changed meanwhile; read it again.');
       throw err;
     }
     return oneRequest(row.approval_requestid);
