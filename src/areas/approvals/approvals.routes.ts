@@ -309,6 +309,8 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
       description: 'Body `{"status": "approve" | "reject", "notes", "password"}`: the caller\'s password, re-entered, is the signature (403 `wrong_password` and nothing recorded when it is wrong; rate limited like logging in, 429). A user stage is signed by its user; a team stage by `num_required` distinct members. Without `allow_repeated_signatures` nobody signs two stages of one request (422 `repeated_signature`). A rejection ends the request `rejected`; the approval completing the last stage makes the release `released`. A finished request is never changed (422 `request_closed`). Answers the request.',
       params: RequestParam,
       body: SignBody,
+      // A transition of the request (its current stage is signed once by this user): the reliability suites race it as one.
+      'x-transition': true,
       response: { 200: ApprovalRequest, ...errorResponses(401, 403, 404, 422, 429) },
     },
   }, async (request) => {
@@ -329,6 +331,8 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
       description: 'For accounts without a password (single sign-on). When a stage becomes current, each of its signers is mailed a single-use token for that request and stage (stored hashed; valid for APPROVAL_TOKEN_TTL, 7 days by default); body `{"status", "notes", "token"}`, sent with the signer\'s own auth token. A token works once, only for the user it was mailed to, only while its stage is current (403 `invalid_token` otherwise, nothing recorded). Rate limited like logging in. Otherwise as `POST /approvals/request/sign/{id}`.',
       params: RequestParam,
       body: SignTokenBody,
+      // A transition of the request (its current stage is signed once by this user): the reliability suites race it as one.
+      'x-transition': true,
       response: { 200: ApprovalRequest, ...errorResponses(401, 403, 404, 422, 429) },
     },
   }, async (request) => {
@@ -348,6 +352,8 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
       tags: TAG,
       summary: 'Cancel a pending approval request (extension)',
       description: 'Admins, for example for a request whose current stage can no longer be signed (`is_satisfiable: false`). The request and its release end `cancelled`; a finished request is never changed (422 `request_closed`). Answers the request.',
+      // A state change of the request: the reliability suites race it as one.
+      'x-transition': true,
       params: RequestParam,
       response: { 200: ApprovalRequest, ...errorResponses(401, 403, 404, 422) },
     },
