@@ -219,6 +219,11 @@ describe('signing tokens', () => {
     const mine = tokens.get(signer.email)!;
     const stored = await t.db.selectFrom('approval_sign_tokens').select('token_hash').where('approval_requestid', '=', id).execute();
     expect(stored.map((s) => s.token_hash)).not.toContain(mine);
+    // an Admin impersonating the signer cannot sign for them, even with their token
+    const impersonation = (await t.post('/user/token/impersonate', { token: admin.token, body: { userid: signer.userid } })).json().authToken;
+    const asAdmin = await t.post(`/approvals/request/sign/${id}/token`, { token: impersonation, body: { status: 'approve', token: mine } });
+    expect(asAdmin.statusCode).toBe(403);
+    expect(asAdmin.json().code).toBe('impersonated');
     const bad = await t.post(`/approvals/request/sign/${id}/token`, { token: signer.token, body: { status: 'approve', token: 'nope' } });
     expect(bad.statusCode).toBe(403);
     expect(bad.json().code).toBe('invalid_token');
