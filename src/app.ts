@@ -24,6 +24,7 @@ import { applySecurityHeaders, registerSecurityHeaders } from './http/security.j
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { noApprovals, type GuideApprovals } from './areas/area.js';
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
 import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
@@ -36,6 +37,8 @@ declare module 'fastify' {
     config: Config;
     clock: Clock;
     jobs: JobWorker;
+    /** Approvals as the guides area sees them (areas/area.ts). */
+    guideApprovals: GuideApprovals;
     /** Every area's `badges` slot, joined (read by the users area). */
     badges: readonly BadgeRule[];
     /** Every area's `mediaUsages` slot, joined (asked by the media area before a delete). */
@@ -164,6 +167,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
   await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
 
+  app.decorate('guideApprovals', areas.find((a) => a.guideApprovals)?.guideApprovals ?? noApprovals);
   for (const area of areas) {
     for (const [type, handler] of Object.entries(area.jobs?.(config) ?? {})) jobs.register(type, handler);
     await app.register(area.routes, { prefix: BASE_PATH });

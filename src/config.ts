@@ -112,6 +112,8 @@ export interface Config {
   webhookMaxFailures: number;
   /** Whether Approvals.* webhook events are sent for an approval process whose `webhooks_enabled` is null (the service default). */
   webhooksApprovalsDefault: boolean;
+  /** Lifetime of the single-use signing tokens mailed to the signers of an approval stage, in seconds. */
+  approvalTokenTtl: number;
 }
 
 const DEFAULT_GUIDE_TYPES = [
@@ -218,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
     webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
     webhooksApprovalsDefault: bool(env.WEBHOOKS_APPROVALS_DEFAULT, true),
+    approvalTokenTtl: Math.max(60, int('APPROVAL_TOKEN_TTL', env.APPROVAL_TOKEN_TTL, 7 * 24 * 3600)),
   };
 }
 

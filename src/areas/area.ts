@@ -21,6 +21,31 @@ export interface DemoContext {
   log: (line: string) => void;
 }
 
+/**
+ * What the guides area asks of approvals, without importing that area: the approvals
+ * area provides it (`Area.guideApprovals`), app.ts decorates the app with it
+ * (`app.guideApprovals`), and without it guides are released and read as they are.
+ */
+export interface GuideApprovals {
+  /** The process a release of this guide must pass, or null (its category's nearest, else the default of its era). */
+  processFor(db: Kysely<Database>, guide: { guideid: number; category: string }): Promise<number | null>;
+  /** Opens the request deciding a pending release, inside the release's transaction; answers its id. */
+  openRequest(trx: Kysely<Database>, config: Config, clock: Clock, release: { releaseid: number; guideid: number; langid: string; revisionid: number }, approval_processid: number, userid: number): Promise<number>;
+  /**
+   * The revision that readers who may not edit the guide see: undefined when no process
+   * applies (the current one), null when none was approved yet.
+   */
+  readerRevision(db: Kysely<Database>, guide: { guideid: number; langid: string; category: string; reader_revisionid: number | null }): Promise<number | null | undefined>;
+}
+
+export const noApprovals: GuideApprovals = {
+  processFor: async () => null,
+  openRequest: async () => {
+    throw new Error('no approvals area');
+  },
+  readerRevision: async () => undefined,
+};
+
 export interface Area {
   name: string;
   /** A Fastify plugin; registered under /api/2.0. */
@@ -31,6 +56,8 @@ export interface Area {
   seedDemo?: (ctx: DemoContext) => Promise<void>;
   /** Background job handlers by type (a bare handler runs in the `other` lane). */
   jobs?: (config: Config) => Record<string, JobHandler | JobType>;
+  /** The approvals area's answers to the guides area (see GuideApprovals). */
+  guideApprovals?: GuideApprovals;
   /**
    * Badge rules this area's content earns (guides: first guide, ten guides). app.ts joins
    * every area's rules into `app.badges`, which the users area reads; nothing registers

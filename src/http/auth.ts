@@ -223,6 +223,14 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
       if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
       request.user = user;
     }
+    // A rate-limited route (logins, signatures) counts the attempt before refusing it: its
+    // access is checked after the limiter (a route-level onRequest hook), in preValidation,
+    // so that a client without a token is limited too.
+    if (request.routeOptions.config?.rateLimit) return;
     checkAccess(request, access);
+  });
+  app.addHook('preValidation', async (request) => {
+    const access = request.routeOptions.config?.auth;
+    if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
   });
 }

@@ -16,6 +16,9 @@ import { Badge, BadgeCounts, UserDetail, UserListItem, UserSelf, UserSummary, Us
 import { Hierarchy, Identification, RevisionItem, Supplier, WikiFull, WikiLight, WikiRelease } from '../areas/wikis/wikis.schemas.js';
 import { Timing, WorkData, WorkLogEntry } from '../areas/work-log/work-log.schemas.js';
 import { WebhookEventGroup, WebhookEventItem, WebhookLogRow, WebhookLogs, WebhookRedelivery, WebhookSubscription } from '../areas/webhooks/webhooks.schemas.js';
+import {
+  ApprovalProcess, ApprovalProcessDetail, ApprovalRequest, ApprovalRequestGuide, ApprovalRequestStage, ApprovalSignature, ApprovalStage, ProcessSearchResult,
+} from '../areas/approvals/approvals.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -32,6 +35,8 @@ export const RECORDS: Record<string, TSchema> = {
   WorkLogEntry, WorkData, WorkTiming: Timing,
   GlossaryEntry, GlossaryTranslation, GlossaryPutResult,
   WebhookSubscription, WebhookEventGroup, WebhookEvent: WebhookEventItem, WebhookLogs, WebhookLogRow, WebhookRedelivery,
+  ApprovalProcess, ApprovalProcessDetail, ApprovalStage, ApprovalRequest, ApprovalRequestStage, ApprovalSignature, ApprovalRequestGuide,
+  ApprovalProcessSearch: ProcessSearchResult,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -164,6 +164,18 @@ describe(`the same resource edited ${N} times at once (unversioned)`, () => {
   });
 });
 
+/**
+ * Creates whose other rows depend on the record they name, not only on the request: a
+ * release of a guide under an approval process also opens a request (its stages, signing
+ * tokens, mails), one of a guide under none does not. Only the named tables must grow N
+ * times what one request adds.
+ */
+const DEPENDS_ON_TARGET: Record<string, string[]> = {
+  'POST /guides/releases': ['guide_releases'],
+  'POST /guides/duplicateReleases': ['guide_releases'],
+};
+const pick_ = (counts: Record<string, number>, tables: string[]) => Object.fromEntries(tables.map((k) => [k, counts[k] ?? 0]));
+
 describe(`${N} creates at once`, () => {
   // Creations under a versioned resource (a step of a guide) race on its revisionid: above.
   const creates = ops.filter((op) => op.method === 'POST' && !isVersioned(op) && !op.transition);
@@ -198,7 +210,9 @@ describe(`${N} creates at once`, () => {
       if (ok(alone.statusCode)) {
         const wins = responses.filter((r) => ok(r.statusCode)).length;
         expect(wins, account(responses)).toBe(N);
-        expect(after).toEqual(scaled(single, wins));
+        const only = DEPENDS_ON_TARGET[op.id];
+        if (only) expect(pick_(after, only)).toEqual(pick_(scaled(single, wins), only));
+        else expect(after).toEqual(scaled(single, wins));
         // Each answered id is a different record.
         // Each answered id is a different record (unless the answer names something else, e.g. the user a token is for).
         const idKey = Object.keys(alone.json() ?? {}).find((k) => /id$/.test(k) && typeof alone.json()[k] === 'number');

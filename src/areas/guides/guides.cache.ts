@@ -148,10 +148,13 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
  * Answers the current full record of the guide in `row` as `user` sees it (a row just
  * read, whose revisionid and cache_stamp vouch for the cached bytes): from the cache,
  * or built with `build`, serialized through the route's response schema and kept.
+ * `atRevision`: the record of that kept revision instead (what readers see under an
+ * approval process), cached under it with the row's cache_stamp.
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<{ record: FullGuide; dependsOnViewer: boolean }>) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<{ record: FullGuide; dependsOnViewer: boolean }>, atRevision?: number) {
   if (app.config.guideCacheMb <= 0) return (await build()).record;
-  return cachedOrBuilt(guideCaches(app).guides, reply, user, `${row.guideid}:${row.langid}`, row.revisionid, row.cache_stamp, async () => {
+  const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
+  return cachedOrBuilt(guideCaches(app).guides, reply, user, key, atRevision ?? row.revisionid, row.cache_stamp, async () => {
     const { record, dependsOnViewer } = await build();
     return { value: record, dependsOnViewer };
   });

@@ -35,6 +35,28 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
   }
   const one = async (row: ReleaseRow) => (await releaseRecords(db, config, [row]))[0];
 
+  /**
+   * Releases a revision inside `trx`: released at once, or, when an approval process
+   * applies to the guide, `pending` with the request that decides it.
+   */
+  async function release(trx: typeof db, now: number, guide: { guideid: number; langid: string; category: string }, r: Omit<Parameters<typeof createRelease>[2], 'status'> & { userid: number }) {
+    const processid = await app.guideApprovals.processFor(trx, guide);
+    const row = await createRelease(trx, now, { ...r, status: processid === null ? 'released' : 'pending' });
+    if (processid === null) {
+      await publishReleased(trx, config, now, row);
+      return row;
+    }
+    const approval_requestid = await app.guideApprovals.openRequest(trx, config, clock, row, processid, r.userid);
+    return { ...row, approval_requestid };
+  }
+
+  /** A release decided by an approval request changes only through the request (sign, cancel). */
+  function refuseUnderApproval(row: ReleaseRow, changesStatus: boolean) {
+    if (changesStatus && row.approval_requestid != null && row.status !== 'released' && row.status !== 'removed') {
+      throw invalidField('status', `Release ${row.releaseid} is ${row.status} by approval request ${row.approval_requestid}; its status changes only through that request.`, 'under_approval');
+    }
+  }
+
   app.get('/guides/releases', {
     config: { auth: 'none' },
     schema: {
@@ -46,7 +68,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
         order: Type.Optional(Order),
         guideid: Type.Optional(Id()),
         langid: Type.Optional(StringEnum(langs)),
-        status: Type.Optional(StringEnum(['released', 'removed'] as const)),
+        status: Type.Optional(StringEnum(['released', 'removed', 'pending', 'rejected', 'cancelled'] as const)),
       }),
       response: { 200: ReleaseList, ...errorResponses(422) },
     },
@@ -93,7 +115,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Release a revision of a guide',
-      description: 'Body: `guideid`, `langid` (default: as for reading the guide), `revisionid` (a kept revision of that guide; default: the current one), `type` major or minor, `notes`, `version` (default: the next major or minor version after the newest release, from 1.0). Those who may edit the guide. Answers 201 with the release.',
+      description: 'Body: `guideid`, `langid` (default: as for reading the guide), `revisionid` (a kept revision of that guide; default: the current one), `type` major or minor, `notes`, `version` (default: the next major or minor version after the newest release, from 1.0). Those who may edit the guide. Answers 201 with the release. When an approval process applies to the guide (GET /guides/{guideid}/approvalProcesses), the release is `pending` with its `approval_requestid`: the request\'s last approval makes it `released`, a rejection `rejected`.',
       body: Type.Object({
         guideid: Id(),
         langid: Type.Optional(StringEnum(langs)),
@@ -112,14 +134,9 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const rev = await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', revisionid)
       .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).executeTakeFirst();
     if (!rev) throw invalidField('revisionid', `Revision ${revisionid} is not a revision of guide ${ctx.row.guideid} (${ctx.row.langid}).`);
-    const now = clock.now();
-    const row = await db.transaction().execute(async (trx) => {
-      const created = await createRelease(trx, now, {
-        guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
-      });
-      if (created.status === 'released') await publishReleased(trx, config, now, created);
-      return created;
-    });
+    const row = await db.transaction().execute((trx) => release(trx, clock.now(), ctx.row, {
+      guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
+    }));
     return reply.status(201).send(await one(row));
   });
 
@@ -128,7 +145,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Edit a release',
-      description: '`notes`, `version`, `type`, or `status` (released or removed). Those who may edit the guide.',
+      description: '`notes`, `version`, `type`, or `status` (released or removed). Those who may edit the guide. The status of a release an approval request decides (pending, rejected, cancelled) changes only through the request (422 `under_approval`).',
       params: ReleaseParam,
       body: Type.Object({
         notes: Type.Optional(Type.String({ maxLength: 10_000 })),
@@ -141,6 +158,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const row = await editableRelease(request, request.params.releaseid);
     const b = request.body;
+    refuseUnderApproval(row, b.status !== undefined && b.status !== row.status);
     const set: Partial<ReleaseRow> = {};
     if (b.notes !== undefined) set.notes = b.notes;
     if (b.version !== undefined) set.version = b.version.trim();
@@ -165,12 +183,13 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Remove a release',
-      description: 'Marks the release `removed` (it is kept). Those who may edit the guide. Answers the release.',
+      description: 'Marks the release `removed` (it is kept). Those who may edit the guide. A release an approval request decides is removed once released (422 `under_approval` before). Answers the release.',
       params: ReleaseParam,
       response: { 200: Release, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
     const row = await editableRelease(request, request.params.releaseid);
+    refuseUnderApproval(row, row.status !== 'removed');
     await db.updateTable('guide_releases').set({ status: 'removed' }).where('releaseid', '=', row.releaseid).execute();
     return one(await existingRelease(row.releaseid));
   });
@@ -180,7 +199,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Release other guides as one release was',
-      description: 'Body `{"releaseid": ..., "targets": [{"guideid": ..., "langid"?: ...}]}`: releases the current revision of each target guide with the release\'s type, notes and version (for example the translations of a guide, or guides released together). The caller must be able to read the release\'s guide and edit every target. Answers 201 with `{"releases": [...]}`, one per target, in order.',
+      description: 'Body `{"releaseid": ..., "targets": [{"guideid": ..., "langid"?: ...}]}`: releases the current revision of each target guide with the release\'s type, notes and version (for example the translations of a guide, or guides released together). The caller must be able to read the release\'s guide and edit every target. A target under an approval process gets a `pending` release and a request, as with POST /guides/releases. Answers 201 with `{"releases": [...]}`, one per target, in order.',
       body: Type.Object({
         releaseid: Id(),
         targets: Type.Array(Type.Object({ guideid: Id(), langid: Type.Optional(StringEnum(langs)) }, { additionalProperties: false }), { minItems: 1, maxItems: 50 }),
@@ -192,7 +211,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const source = await existingRelease(request.body.releaseid);
     await guideFor(app, request, source.guideid, source.langid, 'read', { includeDeleted: true });
     const errors: FieldError[] = [];
-    const targets: Array<{ guideid: number; langid: string; revisionid: number }> = [];
+    const targets: Array<{ guideid: number; langid: string; revisionid: number; category: string }> = [];
     for (const [i, t] of request.body.targets.entries()) {
       const row = await findGuideRow(db, config, t.guideid, t.langid);
       if (!row) {
@@ -207,9 +226,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const rows = await db.transaction().execute(async (trx) => {
       const out: ReleaseRow[] = [];
       for (const g of targets) {
-        const created = await createRelease(trx, now, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version });
-        if (created.status === 'released') await publishReleased(trx, config, now, created);
-        out.push(created);
+        out.push(await release(trx, now, g, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version }));
       }
       return out;
     });

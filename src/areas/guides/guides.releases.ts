@@ -32,27 +32,31 @@ export async function releaseRecords(db: Db, config: Config, rows: ReleaseRow[])
       type: r.type,
       href: releaseHref(config, r),
       version: r.version,
+      ...(r.approval_requestid != null ? { approval_requestid: r.approval_requestid } : {}),
     };
   });
 }
 
-/** The next version after the newest release that is not removed: major 1.0 -> 2.0, minor 1.0 -> 1.1. */
+/** The next version after the newest release that is not removed, rejected or cancelled: major 1.0 -> 2.0, minor 1.0 -> 1.1. */
 export async function nextVersion(db: Db, guideid: number, langid: string, type: string): Promise<string> {
   const last = await db.selectFrom('guide_releases').select('version').where('guideid', '=', guideid).where('langid', '=', langid)
-    .where('status', '!=', 'removed').where('version', 'is not', null).orderBy('releaseid', 'desc').limit(1).executeTakeFirst();
+    .where('status', 'not in', ['removed', 'rejected', 'cancelled']).where('version', 'is not', null).orderBy('releaseid', 'desc').limit(1).executeTakeFirst();
   const m = /^(\d+)\.(\d+)$/.exec(last?.version ?? '');
   const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
   return type === 'major' ? `${major + 1}.0` : `${major}.${minor + 1}`;
 }
 
-/** Inserts a release of a kept revision; its title is the guide's title at that revision. */
-export async function createRelease(db: Db, now: number, r: { guideid: number; langid: string; revisionid: number; userid: number | null; type: string; notes: string; version?: string | null }) {
+/**
+ * Inserts a release of a kept revision; its title is the guide's title at that revision.
+ * `pending` for a release an approval request decides (approvals area).
+ */
+export async function createRelease(db: Db, now: number, r: { guideid: number; langid: string; revisionid: number; userid: number | null; type: string; notes: string; version?: string | null; status?: 'released' | 'pending' }) {
   const rev = await db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', r.revisionid).executeTakeFirstOrThrow();
   const title = parseJson<GuideSnapshot | null>(rev.snapshot, null)?.fields.title ?? '';
   const version = r.version ?? (await nextVersion(db, r.guideid, r.langid, r.type));
   return db.insertInto('guide_releases').values({
-    guideid: r.guideid, langid: r.langid, revisionid: r.revisionid, userid: r.userid, status: 'released', title, type: r.type, notes: r.notes,
-    version, init_date: now, release_date: now,
+    guideid: r.guideid, langid: r.langid, revisionid: r.revisionid, userid: r.userid, status: r.status ?? 'released', title, type: r.type, notes: r.notes,
+    version, init_date: now, release_date: r.status === 'pending' ? null : now,
   }).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -1,10 +1,10 @@
 // Guides: lists, one guide (current or any kept revision), create, edit, delete,
-// publish, restore, tags, approval processes.
+// publish, restore, tags. (GET /guides/{guideid}/approvalProcesses is the approvals area's.)
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, OffsetLimit, Order, StringEnum } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
+import { forbidden, HttpError, invalidField, notFound, unauthorized } from '../../http/errors.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
 import { TAG_RULE, tagsOf } from '../tags/tags.queries.js';
@@ -19,17 +19,6 @@ import { recordView } from '../view-history/view-history.recorder.js';
 import { sendCachedGuide, sendCachedList } from './guides.cache.js';
 
 const TAG = ['Guides'];
-
-/**
- * What GET /guides/{guideid}/approvalProcesses answers for a guide the caller may read:
- * nothing until the approvals area installs its own with `serveGuideApprovalProcesses`
- * (at module load), so that the route stays one route.
- */
-export type GuideApprovalProcesses = (app: FastifyInstance, guide: { guideid: number; langid: string }) => Promise<Array<Record<string, unknown>>>;
-let approvalProcessesOf: GuideApprovalProcesses = async () => [];
-export function serveGuideApprovalProcesses(fn: GuideApprovalProcesses) {
-  approvalProcessesOf = fn;
-}
 
 export async function guidesRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -94,24 +83,52 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'One guide: the full guide record',
-      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s).',
+      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get.',
       params: GuideParam,
-      querystring: Type.Object({ langid: LangQuery(langs), revisionid: Type.Optional(Id({ description: 'A past revision to read.' })) }),
+      querystring: Type.Object({
+        langid: LangQuery(langs),
+        revisionid: Type.Optional(Id({ description: 'A past revision to read.' })),
+        released: Type.Optional(Type.Boolean({ description: 'Extension: what readers who may not edit the guide see (under an approval process, its last approved revision).' })),
+      }),
       response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+    const q = request.query;
+    // Under an approval process readers see the approved revision; undefined: no process applies.
+    const readerView = !ctx.access.edit || q.released === true;
+    const readerRevision = readerView ? await app.guideApprovals.readerRevision(db, ctx.row) : undefined;
+    let wanted = q.revisionid ?? ctx.row.revisionid;
+    if (readerRevision !== undefined) {
+      if (q.revisionid === undefined) {
+        if (readerRevision === null) throw new HttpError(404, 'not_released', 'This guide has no approved release yet.');
+        wanted = readerRevision;
+      } else if (!ctx.access.edit && q.revisionid !== readerRevision && !(await isReleasedRevision(ctx.row, q.revisionid))) {
+        throw notFound('Revision');
+      }
+    }
     let answer;
-    if (request.query.revisionid === undefined || request.query.revisionid === ctx.row.revisionid) {
+    if (wanted === ctx.row.revisionid) {
       answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user));
+    } else if (readerRevision !== undefined && wanted === readerRevision) {
+      // The approved revision readers see: cached under it, so a new approval (a new reader revision) misses.
+      const source = await loadRevisionSource(db, ctx.row, wanted);
+      if (!source) throw notFound('Revision');
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, source, request.user), wanted);
     } else {
-      const source = await loadRevisionSource(db, ctx.row, request.query.revisionid);
+      const source = await loadRevisionSource(db, ctx.row, wanted);
       if (!source) throw notFound('Revision');
       answer = await buildFullRecord(db, config, source, request.user);
     }
     recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
     return answer;
   });
+
+  /** Whether a revision of the guide was released (readers under a process may read those). */
+  async function isReleasedRevision(row: { guideid: number; langid: string }, revisionid: number): Promise<boolean> {
+    return !!(await db.selectFrom('guide_releases').select('releaseid').where('guideid', '=', row.guideid).where('langid', '=', row.langid)
+      .where('revisionid', '=', revisionid).where('status', '=', 'released').limit(1).executeTakeFirst());
+  }
 
   app.post('/guides', {
     config: { auth: 'author' },
@@ -263,19 +280,4 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       return currentGuide(app, ctx);
     });
   }
-
-  app.get('/guides/:guideid/approvalProcesses', {
-    config: { auth: 'none' },
-    schema: {
-      tags: TAG,
-      summary: 'Approval processes of a guide',
-      description: 'The approval processes that apply to the guide; an empty list until the approvals area serves it.',
-      params: GuideParam,
-      querystring: Type.Object({ langid: LangQuery(langs) }),
-      response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses(401, 403, 404, 422) },
-    },
-  }, async (request) => {
-    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
-    return approvalProcessesOf(app, { guideid: ctx.row.guideid, langid: ctx.row.langid });
-  });
 }

@@ -163,7 +163,7 @@ export const Release = Type.Object({
   langid: Type.String(),
   revisionid: Type.Integer({ description: 'The guide revision released.' }),
   user: Nullable(UserSummary),
-  status: Type.String({ description: 'released or removed.' }),
+  status: Type.String({ description: 'released or removed; under an approval process pending (until its request is decided), then released, rejected or cancelled.' }),
   title: Type.String({ description: 'The guide\'s title at that revision.' }),
   init_date: Timestamp,
   release_date: Nullable(Timestamp),
@@ -171,6 +171,7 @@ export const Release = Type.Object({
   type: Type.String({ description: 'major or minor.' }),
   href: Type.String({ description: 'The released revision in the API.' }),
   version: Nullable(Type.String()),
+  approval_requestid: Type.Optional(Type.Integer({ description: 'The approval request deciding a release made under an approval process.' })),
 });
 export type Release = Static<typeof Release>;
 export const ReleaseList = Type.Object({ releases: Type.Array(Release) });

@@ -21,6 +21,7 @@ import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
+import * as approvals from './2026_11_24_1000_approvals.js';
 import * as webhooks from './2026_11_24_1100_webhooks.js';
 
 export const migrations: Record<string, Migration> = {
@@ -44,5 +45,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_1610_search_diacritics': searchDiacritics,
   '2026_11_23_1500_form_fields_work_log': formFieldsWorkLog,
   '2026_11_23_1510_guide_cache_new_language': guideCacheNewLanguage,
+  '2026_11_24_1000_approvals': approvals,
   '2026_11_24_1100_webhooks': webhooks,
 };

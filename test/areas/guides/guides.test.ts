@@ -493,17 +493,3 @@ describe('the guide image', () => {
     expect(chosen.image.id).toBe(b);
   });
 });
-
-describe('the approvals area takes over GET /guides/{guideid}/approvalProcesses', () => {
-  it('through serveGuideApprovalProcesses, on the same single route', async () => {
-    const { serveGuideApprovalProcesses } = await import('../../../src/areas/guides/guides.routes.js');
-    const g = await makePublishedGuide(t, author);
-    serveGuideApprovalProcesses(async (_app, guide) => [{ approval_processid: 7, guideid: guide.guideid }]);
-    try {
-      expect((await t.get(`/guides/${g.guideid}/approvalProcesses`)).json()).toEqual([{ approval_processid: 7, guideid: g.guideid }]);
-    } finally {
-      serveGuideApprovalProcesses(async () => []);
-    }
-    expect((await t.get(`/guides/${g.guideid}/approvalProcesses`)).json()).toEqual([]);
-  });
-});

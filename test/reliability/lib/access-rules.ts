@@ -37,4 +37,7 @@ export interface ResourceRule {
 export const RULES: Record<string, ResourceRule> = {
   // Only the owner or an Admin deletes a team; its leads manage it otherwise.
   'DELETE /teams/{teamid}': { lead: [403] },
+  // A signature is personal: an Admin who is not a signer of the current stage is refused like anyone else.
+  'POST /approvals/request/sign/{approval_requestid}': { admin: [403] },
+  'POST /approvals/request/sign/{approval_requestid}/token': { admin: [403] },
 };
