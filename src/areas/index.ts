@@ -10,7 +10,8 @@ import { viewHistoryArea } from './view-history/view-history.area.js';
 import { searchArea } from './search/search.area.js';
 import { glossaryArea } from './translation-glossary/glossary.area.js';
 import { workLogArea } from './work-log/work-log.area.js';
+import { periodicReviewArea } from './periodic-review/review.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
 // that the wikis seeder fills in.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea];
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, periodicReviewArea];

@@ -11,5 +11,6 @@ import type { ViewHistoryTables } from '../areas/view-history/view-history.table
 import type { SearchTables } from '../areas/search/search.tables.js';
 import type { GlossaryTables } from '../areas/translation-glossary/glossary.tables.js';
 import type { WorkLogTables } from '../areas/work-log/work-log.tables.js';
+import type { ReviewTables } from '../areas/periodic-review/review.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ReviewTables {}

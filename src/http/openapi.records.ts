@@ -15,6 +15,7 @@ import { GlossaryEntry, GlossaryPutResult, GlossaryTranslation } from '../areas/
 import { Badge, BadgeCounts, UserDetail, UserListItem, UserSelf, UserSummary, UserWithToken } from '../areas/users/users.schemas.js';
 import { Hierarchy, Identification, RevisionItem, Supplier, WikiFull, WikiLight, WikiRelease } from '../areas/wikis/wikis.schemas.js';
 import { Timing, WorkData, WorkLogEntry } from '../areas/work-log/work-log.schemas.js';
+import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -30,6 +31,7 @@ export const RECORDS: Record<string, TSchema> = {
   WikiRevision: RevisionItem, WikiRelease,
   WorkLogEntry, WorkData, WorkTiming: Timing,
   GlossaryEntry, GlossaryTranslation, GlossaryPutResult,
+  ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */
