@@ -157,7 +157,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const s = await existingSchedule(request.params.prsid);
     forbiddenUnless(mayDeleteSchedule(user, s), 'Only the schedule\'s creator, Authors and Admins may delete it.');
-    await deleteSchedule(db, s.prsid);
+    if (!(await deleteSchedule(db, s.prsid))) throw notFound('Review schedule');
     return reply.status(204).send(null);
   });
 
@@ -209,7 +209,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { missing } = await removable(user, request.body.prdids, (i) => `prdids[${i}]`);
     if (missing.length) throw unprocessable(missing);
-    await removeDocuments(db, request.body.prdids);
+    if (!(await removeDocuments(db, request.body.prdids))) throw invalidField('prdids', 'A review document named was removed meanwhile; nothing was removed.');
     return reply.status(204).send(null);
   });
 
@@ -225,8 +225,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const user = requireUser(request);
     const { missing } = await removable(user, [request.params.prdid], () => 'prdid');
-    if (missing.length) throw notFound('Review document');
-    await removeDocuments(db, [request.params.prdid]);
+    if (missing.length || !(await removeDocuments(db, [request.params.prdid]))) throw notFound('Review document');
     return reply.status(204).send(null);
   });
 

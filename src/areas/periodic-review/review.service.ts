@@ -58,16 +58,29 @@ export async function addDocuments(db: Db, clock: Clock, s: ScheduleRow, targets
   await db.transaction().execute((trx) => putDocuments(trx, now, s, targets, userid));
 }
 
-export async function removeDocuments(db: Db, prdids: number[]) {
-  await db.transaction().execute((trx) => trx.deleteFrom('review_documents').where('prdid', 'in', prdids).execute());
+/** Takes documents off their schedules, all or none: answers false (and changes nothing) when one of them is gone already. */
+export async function removeDocuments(db: Db, prdids: number[]): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const res = await trx.deleteFrom('review_documents').where('prdid', 'in', prdids).executeTakeFirst();
+    if (Number(res.numDeletedRows) !== prdids.length) throw new GoneMeanwhile();
+    return true;
+  }).catch((err) => {
+    if (err instanceof GoneMeanwhile) return false;
+    throw err;
+  });
 }
 
-export async function deleteSchedule(db: Db, prsid: number) {
-  await db.transaction().execute(async (trx) => {
+class GoneMeanwhile extends Error {}
+
+/** Deletes a schedule (its documents and reviewers with it; the reviews stay, without it); false when it was gone already. */
+export async function deleteSchedule(db: Db, prsid: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const res = await trx.deleteFrom('review_schedules').where('prsid', '=', prsid).executeTakeFirst();
+    if (Number(res.numDeletedRows) !== 1) return false;
     await trx.deleteFrom('review_documents').where('prsid', '=', prsid).execute();
     await trx.deleteFrom('review_schedule_reviewers').where('prsid', '=', prsid).execute();
     await trx.updateTable('review_reviews').set({ prsid: null }).where('prsid', '=', prsid).execute();
-    await trx.deleteFrom('review_schedules').where('prsid', '=', prsid).execute();
+    return true;
   });
 }
 
