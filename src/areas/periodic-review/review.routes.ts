@@ -13,6 +13,7 @@ import { forbiddenUnless } from '../../http/policy.js';
 import { searchDocs } from '../../db/search.js';
 import { NAMESPACES } from '../wikis/wikis.schemas.js';
 import { guideUrl } from '../guides/guides.urls.js';
+import { guideRowReadable } from '../guides/guides.access.js';
 import {
   DocumentSchedule, DocumentSearchResult, DocumentsAdd, DocumentsQuery, DocumentsRemove, Doctype, PageQuery, RequestsQuery,
   Review, ReviewCreate, ReviewDocument, ReviewSchedule, ReviewScheduleDetail, ScheduleCreate, type DocRef,
@@ -318,6 +319,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const s = await existingSchedule(doc.prsid);
     forbiddenUnless(await reviewsFor(db, user, s.prsid), 'Only the reviewers of the document\'s schedule and Admins may review it.');
     const reviewid = await recordReview(db, clock, user.userid, doc, s, b.status, notes);
+    if (reviewid === null) throw invalidField('docid', `${b.doctype} ${b.docid} left its review schedule meanwhile; nothing was recorded.`, 'not_scheduled');
     const row = await db.selectFrom('review_reviews').selectAll().where('reviewid', '=', reviewid).executeTakeFirstOrThrow();
     return reply.status(201).send((await reviewRecords(db, config, [row]))[0]);
   });
@@ -327,13 +329,20 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Search documents by term',
-      description: 'Guides and wikis in which every word of the term starts a word, best first (the full-text index of GET /suggest: public guides and every wiki, in every language), each with its review document when it is on a schedule. Paged by `offset` and `limit`; at most the index\'s bounded candidates are ranked.',
+      description: 'Guides and wikis in which every word of the term starts a word, best first (the full-text index of GET /suggest, in every language; private guides too, each language only to those who read it), each with its review document when it is on a schedule. Paged by `offset` and `limit` over the matches (a page holds fewer when some are private to the caller); at most the index\'s bounded candidates are ranked.',
       params: Type.Object({ searchTerm: Type.String({ minLength: 1, maxLength: 200 }) }),
       querystring: Type.Object({ ...OffsetLimit }),
       response: { 200: Type.Array(DocumentSearchResult), ...errorResponses(401, 422) },
     },
   }, async (request) => {
-    const hits = await searchDocs(db, request.params.searchTerm, { targets: [{ type: 'guide' }, { type: 'wiki', namespaces: [...NAMESPACES] }] }, request.query);
+    const found = await searchDocs(db, request.params.searchTerm, { targets: [{ type: 'guide' }, { type: 'wiki', namespaces: [...NAMESPACES] }], includeHidden: true }, request.query);
+    // Private guides are found too, each language only by those who read it (one query for the page).
+    const guideHits = found.filter((h) => h.type === 'guide');
+    const readable = new Set(guideHits.length
+      ? (await db.selectFrom('guides as g').select(['g.guideid', 'g.langid']).where('g.guideid', 'in', guideHits.map((h) => h.id)).where('g.deleted', '=', 0)
+        .where(guideRowReadable(request.user, 'g')).execute()).map((g) => `${g.guideid}:${g.langid}`)
+      : []);
+    const hits = found.filter((h) => h.type !== 'guide' || readable.has(`${h.id}:${h.langid}`));
     const refs = hits.map((h) => ({ doctype: h.type, docid: h.id }));
     const targets = await loadTargets(db, refs);
     const docs = refs.length

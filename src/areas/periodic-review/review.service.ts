@@ -99,9 +99,12 @@ async function satisfied(trx: Db, now: number, doc: DocumentRow, s: ScheduleRow,
 }
 
 /** Records a reviewer's review of a document on a schedule; answers the reviewid. */
-export async function recordReview(db: Db, clock: Clock, userid: number, doc: DocumentRow, s: ScheduleRow, status: 'still_valid' | 'change_request', notes: string): Promise<number> {
+export async function recordReview(db: Db, clock: Clock, userid: number, read: DocumentRow, s: ScheduleRow, status: 'still_valid' | 'change_request', notes: string): Promise<number | null> {
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
+    // The document as it is now, on the schedule whose reviewer was checked (null: it moved or left meanwhile).
+    const doc = await trx.selectFrom('review_documents').selectAll().where('prdid', '=', read.prdid).where('prsid', '=', s.prsid).executeTakeFirst();
+    if (!doc) return null;
     const { reviewid } = await trx.insertInto('review_reviews').values({
       doctype: doc.doctype, docid: doc.docid, prsid: s.prsid, userid, kind: status, notes, date: now, releaseid: null,
       due_date: status === 'still_valid' ? doc.due_date : null, resolved_date: null, resolved_reviewid: null,

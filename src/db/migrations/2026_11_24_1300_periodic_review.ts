@@ -66,6 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('resolved_reviewid', 'integer')
     .execute();
   await db.schema.createIndex('review_reviews_user').on('review_reviews').columns(['userid', 'reviewid']).execute();
+  await db.schema.createIndex('review_reviews_kind').on('review_reviews').columns(['kind', 'reviewid']).execute();
   await db.schema.createIndex('review_reviews_doc').on('review_reviews').columns(['doctype', 'docid', 'kind', 'reviewid']).execute();
 
   await db.schema.alterTable('guide_releases').addColumn('reviewed', 'integer', boolColumn).execute();

@@ -216,6 +216,12 @@ describe('documents', () => {
     await schedule({ documents: [{ doctype: 'guide', docid: guide.guideid }] });
     hits = checked(await t.get(`/periodic_review/search/${word}%20pump?limit=5`, { token: outsider.token }), 'GET /periodic_review/search/{searchTerm}', 200);
     expect(hits.map((h: any) => [h.docid, h.title, h.document?.docid])).toEqual([[guide.guideid, guide.title, guide.guideid]]);
+    // a private guide: found by those who read it only
+    const priv = await makeGuide(t, author, { title: `${word} Private Procedure` });
+    const byAuthor = checked(await t.get(`/periodic_review/search/${word}%20priv`, { token: author.token }), 'GET /periodic_review/search/{searchTerm}', 200);
+    expect(byAuthor.map((h: any) => [h.doctype, h.docid, h.title])).toEqual([['guide', priv.guideid, priv.title]]);
+    const byOutsider = checked(await t.get(`/periodic_review/search/${word}%20priv`, { token: outsider.token }), 'GET /periodic_review/search/{searchTerm}', 200);
+    expect(byOutsider).toEqual([]);
     checked(await t.get(`/periodic_review/search/${word}?limit=500`, { token: outsider.token }), 'GET /periodic_review/search/{searchTerm}', 422);
     checked(await t.get(`/periodic_review/search/${word}`), 'GET /periodic_review/search/{searchTerm}', 401);
   });
