@@ -53,13 +53,29 @@ describe.skipIf(!present)(`a real browser (${CHROMIUM})`, () => {
     const res = await page.goto(`${base}${BASE_PATH}/docs`, { waitUntil: 'networkidle' });
     expect(res?.status()).toBe(200);
     await page.waitForSelector('.opblock', { timeout: 30_000 });
-    const listed: string[] = await page.$$eval('.opblock', (blocks) => blocks.map((b: any) => {
-      const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
-      // Deprecated operations use .opblock-summary-path__deprecated.
-      const el = b.querySelector('.opblock-summary-path, .opblock-summary-path__deprecated');
-      const path = el?.getAttribute('data-path') ?? el?.textContent?.trim() ?? '';
-      return `${method.toUpperCase()} ${path.replace(/\u200b/g, '')}`;
-    }));
+    // Swagger UI virtualizes the operation list once it has 150 tags and operations or more
+    // (only what is on screen is in the DOM): scroll through the page, collecting each one.
+    const seen = new Set<string>();
+    let lastY = -1;
+    for (let i = 0; i < 2000; i++) {
+      const visible: string[] = await page.$$eval('.opblock', (blocks) => blocks.map((b: any) => {
+        const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
+        // Deprecated operations use .opblock-summary-path__deprecated.
+        const el = b.querySelector('.opblock-summary-path, .opblock-summary-path__deprecated');
+        const path = el?.getAttribute('data-path') ?? el?.textContent?.trim() ?? '';
+        return `${method.toUpperCase()} ${path.replace(/\u200b/g, '')}`;
+      }));
+      for (const v of visible) seen.add(v);
+      const y: number = await page.evaluate(() => {
+        const w = globalThis as any;
+        w.scrollBy(0, Math.max(200, Math.floor(w.innerHeight / 2)));
+        return w.scrollY;
+      });
+      if (y === lastY) break;
+      lastY = y;
+      await page.waitForTimeout(20);
+    }
+    const listed = [...seen];
     const missing = ops.map((o) => o.id).filter((id) => !listed.includes(id));
     expect(missing, `listed: ${listed.slice(0, 10).join(', ')}...`).toEqual([]);
     const guideOps = ops.filter((o) => o.path.startsWith('/guides'));
