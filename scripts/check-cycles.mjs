@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /* global process, console */
-// Fails when modules under src/ import each other in a loop (an area using another's
-// exports while the other uses its own). `import type` lines are exempt: they vanish at
-// build time. Run by `npm run lint`; `findCycles(dir)` is tested in test/lint/cycles.test.ts.
+// Fails when modules under src/ import each other in a loop: two files, or two areas
+// (`src/areas/<name>/`, all its files as one) each using the other's exports, directly or
+// through others. Areas depend downward only. `import type` lines are exempt: they
+// vanish at build time. Run by `npm run lint`; `findCycles(dir)` is tested in test/lint/cycles.test.ts.
 // (eslint-plugin-import-x's no-cycle needs unrs-resolver, whose builds for other
 // platforms the registry this project installs from does not serve, so `npm ci` could
 // not install it from a consistent lockfile.)
@@ -113,16 +114,32 @@ export function findCycles(dir, { byArea = false } = {}) {
   return groups;
 }
 
+/**
+ * The lines to print when `dir` has import loops: between files, and between areas (all
+ * files of `areas/<name>/` as one). Empty when there are none. Both kinds fail lint.
+ */
+export function cycleReport(dir) {
+  const lines = [];
+  const files = findCycles(dir);
+  if (files.length) {
+    lines.push(`Import cycles between files (${files.length}); break each by moving the shared piece to a lower module:`);
+    for (const c of files) lines.push('  ' + c.join(' <-> '));
+  }
+  const areas = findCycles(dir, { byArea: true });
+  if (areas.length) {
+    lines.push(`Areas importing each other (${areas.length}); areas depend downward: move the piece both need to src/areas/shared, src/areas/content or src/http, or give the lower area a slot in Area (src/areas/area.ts) that app.ts fills:`);
+    for (const c of areas) lines.push('  ' + c.join(' <-> '));
+  }
+  return lines;
+}
+
+// `node scripts/check-cycles.mjs [dir]`: checks src/ (or dir); exit 1 on any loop.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
-  const cycles = findCycles(root);
-  if (cycles.length) {
-    console.error(`Import cycles in src/ (${cycles.length}); break each by moving the shared piece to src/http or src/areas/content:`);
-    for (const c of cycles) console.error('  ' + c.join(' <-> '));
+  const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+  const report = cycleReport(root);
+  if (report.length) {
+    for (const line of report) console.error(line);
     process.exit(1);
   }
-  // Between areas (all files of an area as one) loops remain today; shown, not yet failing.
-  const areaLoops = findCycles(root, { byArea: true });
-  for (const c of areaLoops) console.warn('areas importing each other (to untangle): ' + c.join(' <-> '));
-  console.log('no import cycles between files of src/');
+  console.log('no import cycles between files or areas of src/');
 }

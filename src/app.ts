@@ -24,6 +24,8 @@ import { applySecurityHeaders, registerSecurityHeaders } from './http/security.j
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
+import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
 export const BASE_PATH = '/api/2.0';
 
@@ -34,6 +36,10 @@ declare module 'fastify' {
     config: Config;
     clock: Clock;
     jobs: JobWorker;
+    /** Every area's `badges` slot, joined (read by the users area). */
+    badges: readonly BadgeRule[];
+    /** Every area's `mediaUsages` slot, joined (asked by the media area before a delete). */
+    mediaUsages: readonly MediaUsageCheck[];
   }
 }
 
@@ -129,6 +135,9 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('clock', clock);
   const jobs = new JobWorker(handle.db, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
+  // The areas' slots that other areas read, joined before any area's routes are registered.
+  app.decorate('badges', joinBadgeRules(areas.map((a) => a.badges)));
+  app.decorate('mediaUsages', areas.flatMap((a) => a.mediaUsages ?? []));
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -4,6 +4,8 @@ import type { Database } from '../db/schema.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import type { JobHandler, JobType } from '../jobs/queue.js';
+import type { BadgeRule } from './users/badges.js';
+import type { MediaUsageCheck } from './media/media-usage.js';
 
 /** What the demo seeders share: each adds what it made, the next builds on it. */
 export interface DemoContext {
@@ -29,4 +31,15 @@ export interface Area {
   seedDemo?: (ctx: DemoContext) => Promise<void>;
   /** Background job handlers by type (a bare handler runs in the `other` lane); `clock` is the app's. */
   jobs?: (config: Config, clock: Clock) => Record<string, JobHandler | JobType>;
+  /**
+   * Badge rules this area's content earns (guides: first guide, ten guides). app.ts joins
+   * every area's rules into `app.badges`, which the users area reads; nothing registers
+   * at import time.
+   */
+  badges?: BadgeRule[];
+  /**
+   * Checks of where this area's content uses a media item (a library item in use cannot be
+   * deleted). app.ts joins them into `app.mediaUsages`, which the media area asks.
+   */
+  mediaUsages?: MediaUsageCheck[];
 }

@@ -17,6 +17,11 @@ export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuil
 /** Booleans are stored as 0/1 integers on both databases. */
 export const boolColumn = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo(0);
 
+/** The named columns of a row (a table's column list written once, e.g. `GUIDE_FIELD_COLUMNS`). */
+export function pickColumns<R extends object, K extends keyof R>(row: R, columns: readonly K[]): Pick<R, K> {
+  return Object.fromEntries(columns.map((c) => [c, row[c]])) as Pick<R, K>;
+}
+
 export const toBool = (v: number | boolean | null | undefined): boolean => v === 1 || v === true;
 export const fromBool = (v: boolean | undefined | null): number => (v ? 1 : 0);
 

@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { docsCsp } from './security.js';
 import { RECORDS, nameRecords } from './openapi.records.js';
+import { attachExamples } from './openapi.examples.js';
 
 const API_NAME = 'Content Platform REST API';
 const API_VERSION = '2.0';
@@ -59,6 +60,81 @@ function documentInvalidJson(doc: any) {
   }
 }
 
+/**
+ * OpenAPI 3.0 reads `enum` before `nullable`: a nullable enumeration lists null among its
+ * values, or null would be refused by a validator (the example check found it).
+ */
+function nullableEnums(node: any): void {
+  if (Array.isArray(node)) return node.forEach(nullableEnums);
+  if (node === null || typeof node !== 'object') return;
+  if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum = [...node.enum, null];
+  for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') nullableEnums(v);
+}
+
+const STATUS_NAMES: Record<string, string> = {
+  400: 'InvalidJson', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'TooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'RateLimited', 503: 'Unavailable',
+};
+
+/**
+ * Error answers are written once, in `components.responses`, and referenced: the same few
+ * (401, 403, 404, 422 with the Error record...) stood under every operation.
+ */
+function shareErrorResponses(doc: any) {
+  const responses: Record<string, unknown> = (doc.components.responses ??= {});
+  const byJson = new Map<string, string>();
+  const errorsOf = (op: any) => Object.entries<any>(op?.responses ?? {})
+    .filter(([status, r]) => /^[45]/.test(status) && !r.$ref && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error');
+  // An answer that stands under several statuses is named `Error`; one of a single status by it (`InvalidJson`).
+  const statusesOf = new Map<string, Set<string>>();
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const m of METHODS) for (const [status, r] of errorsOf(item[m])) statusesOf.set(JSON.stringify(r), (statusesOf.get(JSON.stringify(r)) ?? new Set()).add(status));
+  }
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const m of METHODS) {
+      const op = item[m];
+      for (const [status, response] of errorsOf(op)) {
+        const json = JSON.stringify(response);
+        let name = byJson.get(json);
+        if (!name) {
+          const base = statusesOf.get(json)!.size > 1 ? 'Error' : STATUS_NAMES[status] ?? `Error${status}`;
+          name = base;
+          for (let i = 2; Object.hasOwn(responses, name); i++) name = `${base}${i}`;
+          responses[name] = response;
+          byJson.set(json, name);
+        }
+        op.responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+}
+
+/**
+ * A parameter that several operations declare alike (`offset`, `limit`, `langid`, a
+ * `guideid` in the path...) is written once, in `components.parameters`, and referenced.
+ */
+function shareParameters(doc: any) {
+  const params: Record<string, unknown> = (doc.components.parameters ??= {});
+  const uses = new Map<string, number>();
+  const ops = Object.values<any>(doc.paths).flatMap((item) => METHODS.map((m) => item[m]).filter(Boolean));
+  for (const op of ops) for (const p of op.parameters ?? []) uses.set(JSON.stringify(p), (uses.get(JSON.stringify(p)) ?? 0) + 1);
+  const names = new Map<string, string>();
+  for (const op of ops) {
+    op.parameters = op.parameters?.map((p: any) => {
+      const json = JSON.stringify(p);
+      if ((uses.get(json) ?? 0) < 3) return p;
+      let name = names.get(json);
+      if (!name) {
+        const base = `${p.in}${String(p.name).charAt(0).toUpperCase()}${String(p.name).slice(1)}`.replace(/[^A-Za-z0-9_]/g, '');
+        name = base;
+        for (let i = 2; Object.hasOwn(params, name); i++) name = `${base}${i}`;
+        params[name] = p;
+        names.set(json, name);
+      }
+      return { $ref: `#/components/parameters/${name}` };
+    });
+  }
+}
+
 /** The document's description ends with the list of what is served: its tags, in order. */
 function describeServedAreas(doc: any) {
   const tags = new Set<string>();
@@ -66,10 +142,15 @@ function describeServedAreas(doc: any) {
   doc.info.description += `\n\nServed here: ${[...tags].join(', ')}.`;
 }
 
-/** The document as served: named records, 400 where a body is read, what is served. */
+/** The document as served: named records, 400 where a body is read, examples, what is served. */
 export function finishDocument(doc: any) {
   nameDocumentRecords(doc);
   documentInvalidJson(doc);
+  nullableEnums(doc.paths);
+  nullableEnums(doc.components.schemas);
+  attachExamples(doc);
+  shareErrorResponses(doc);
+  shareParameters(doc);
   describeServedAreas(doc);
   return doc;
 }

@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { forbidden } from '../../http/errors.js';
-import { readsEveryGuide, guideAccess } from '../guides/guides.access.js';
-import { type GuideRow } from '../guides/guides.queries.js';
+import { readsEveryGuide, guideAccess } from '../shared/guide-access.js';
+import type { GuideRow } from '../guides/guides.queries.js';
 import type { CommentContext } from './comments.schemas.js';
 
 export interface ContextTarget {

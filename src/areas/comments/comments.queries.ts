@@ -2,7 +2,7 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { guideRowReadable } from '../guides/guides.access.js';
+import { guideRowReadable } from '../shared/guide-access.js';
 import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';

@@ -12,7 +12,7 @@ import {
 } from '../../markup/index.js';
 import { IMAGE_VARIANTS, imageVariantUrl, type ImageVariant } from '../media/image-object.js';
 import { loadVideoDetails } from '../media/media-records.js';
-import { guideUrl } from '../guides/guides.urls.js';
+import { guideUrl } from '../shared/guide-urls.js';
 
 export interface RenderOptions {
   /** Render a single paragraph without its <p> (one-line fields such as step lines). */

@@ -1,118 +1,18 @@
-// Who may read, edit and manage a guide: the guide area's policy, asked by its routes and
-// by every other area that shows or changes something of a guide.
-//
-// Reading is per language: a guide's languages are rows of `guides`, each with its own
-// `public` flag, so the rule applies to a row (guideid, langid), never to a guide as a
-// whole. `guideAccess` answers it for one row in code; `guideRowReadable` is the same
-// rule as SQL, for every query that spans several rows (a guide's languages, lists):
-// releases, the work log, comments, prerequisites.
+// Who may read, edit and manage a guide: the guide area's policy, asked by its routes.
+// The rule itself (`guideAccess`, `guideRowReadable`, `readsEveryGuide`...) lives in
+// areas/shared/guide-access.ts, below every area, because media, comments and tags ask it
+// too while the guides area uses them; it is re-exported here, so the guides area and
+// the areas above it import a guide's access from this file.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { toBool } from '../../db/helpers.js';
-import { hasPrivilege, type AuthUser } from '../../http/auth.js';
 import { forbidden, notFound, unauthorized } from '../../http/errors.js';
-import { findGuideRow, type Db, type GuideRow } from './guides.queries.js';
+import type { AuthUser } from '../../http/auth.js';
+import { findGuideRow, type GuideRow } from './guides.queries.js';
+import { guideAccess, type GuideAccess } from '../shared/guide-access.js';
 
-/** Authors and Admins (hasPrivilege counts Admins in) read, edit and manage every guide in every language: the one place that says so. */
-export const readsEveryGuide = (user: Pick<AuthUser, 'privileges'> | null | undefined): boolean => hasPrivilege(user, 'Author');
-
-/**
- * Whether `user` reads the guides row aliased `alias` (deleted or not: callers add
- * `deleted = 0` where it applies): public rows for anyone; for a logged-in user also
- * the guides they own or collaborate on (directly or through a team), and the languages
- * they contributed a revision to. Mirrors `guideAccess(...).read`.
- */
-export function guideRowReadable(user: AuthUser | null | undefined, alias = 'g'): Expression<SqlBool> {
-  const eb = expressionBuilder<Database, never>();
-  const col = (c: string) => sql.ref<number>(`${alias}.${c}`);
-  const isPublic = eb(col('public'), '=', 1);
-  if (!user) return isPublic;
-  if (readsEveryGuide(user)) return sql<SqlBool>`1 = 1`;
-  return eb.or([
-    isPublic,
-    eb(col('userid'), '=', user.userid),
-    eb(col('guideid'), 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
-    eb(col('guideid'), 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
-      .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
-    eb.exists(eb.selectFrom('guide_revisions as contributed').select('contributed.revisionid').where('contributed.userid', '=', user.userid)
-      .where('contributed.guideid', '=', col('guideid')).where('contributed.langid', '=', sql.ref<string>(`${alias}.langid`))),
-  ]);
-}
-
-/** The languages of a guide that `user` reads (rows not deleted), as a subquery of langids. */
-export function readableLanguages(guideid: number, user: AuthUser | null | undefined) {
-  const eb = expressionBuilder<Database, never>();
-  return eb.selectFrom('guides as rl').select('rl.langid').where('rl.guideid', '=', guideid).where('rl.deleted', '=', 0).where(guideRowReadable(user, 'rl'));
-}
-
-/**
- * Which row of a guide stands for it where one language is shown (a prerequisite):
- * `langid` when there is one, else the site's default language, else the first.
- */
-export function preferredRow<R extends { langid: string }>(rows: R[], langid: string, defaultLang: string): R | undefined {
-  return rows.find((r) => r.langid === langid) ?? rows.find((r) => r.langid === defaultLang) ?? [...rows].sort((a, b) => a.langid.localeCompare(b.langid))[0];
-}
-
-export interface GuideAccess {
-  read: boolean;
-  /** Edit the guide, its steps, tags, flags and releases. */
-  edit: boolean;
-  /** Delete, restore, and manage collaborators. */
-  manage: boolean;
-}
-
-/** Whether the user is a collaborator, directly or through a team. */
-export async function isCollaborator(db: Db, guideid: number, userid: number): Promise<boolean> {
-  const row = await db.selectFrom('guide_collaborators').select('memberid')
-    .where('guideid', '=', guideid)
-    .where((eb) => eb.or([
-      eb.and([eb('kind', '=', 'user'), eb('memberid', '=', userid)]),
-      eb.and([eb('kind', '=', 'team'), eb('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', userid))]),
-    ]))
-    .limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Admins and Authors edit every guide; its owner and collaborators (users, or members
- * of collaborating teams) edit it too. Public guides are read by anyone; a private one
- * by those who may edit it and by those who contributed a revision.
- */
-export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow): Promise<GuideAccess> {
-  const publicRead = toBool(row.public);
-  if (!user) return { read: publicRead, edit: false, manage: false };
-  if (readsEveryGuide(user) || user.userid === row.userid) return { read: true, edit: true, manage: true };
-  if (await isCollaborator(db, row.guideid, user.userid)) return { read: true, edit: true, manage: false };
-  if (publicRead) return { read: true, edit: false, manage: false };
-  const contributed = await db.selectFrom('guide_revisions').select('revisionid')
-    .where('userid', '=', user.userid).where('guideid', '=', row.guideid).where('langid', '=', row.langid).limit(1).executeTakeFirst();
-  return { read: contributed !== undefined, edit: false, manage: false };
-}
-
-/**
- * The guideids the user may read in at least one language (not deleted), as a subquery
- * for lists derived from guides (`where('docid', 'in', readableGuideIds(db, user))`):
- * the per-language read rule (`guideRowReadable`) over every row of the guide.
- */
-export function readableGuideIds(db: Db, user: AuthUser | null) {
-  return db.selectFrom('guides as g').select('g.guideid').where('g.deleted', '=', 0).where(guideRowReadable(user, 'g'));
-}
-
-
-/** The column `readable` (1 or 0): whether `viewer` reads the guides row aliased `g`. */
-export const readableColumn = (viewer: AuthUser | null) => sql<number>`case when ${guideRowReadable(viewer, 'g')} then 1 else 0 end`.as('readable');
-
-/**
- * The prerequisites `viewer` sees, in the guide's order: of each prerequisite's rows
- * (selected with `readableColumn`), the readable one in `langid`, else the preferred
- * readable row; prerequisites with no readable row drop out.
- */
-export function visiblePrerequisites<R extends { guideid: number; langid: string; readable: number }>(rows: R[], prereqIds: number[], langid: string, defaultLang: string): R[] {
-  const readableBy = new Map<number, R[]>();
-  for (const p of rows) if (p.readable) readableBy.set(p.guideid, [...(readableBy.get(p.guideid) ?? []), p]);
-  return prereqIds.map((id) => preferredRow(readableBy.get(id) ?? [], langid, defaultLang)).filter((p): p is R => p !== undefined);
-}
+export {
+  readsEveryGuide, guideRowReadable, readableLanguages, preferredRow, isCollaborator, guideAccess,
+  readableGuideIds, readableColumn, visiblePrerequisites, type GuideAccess,
+} from '../shared/guide-access.js';
 
 export interface GuideContext {
   row: GuideRow;

@@ -19,23 +19,13 @@
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Generated, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
-
-declare module './guides.tables.js' {
-  interface GuideTable {
-    /** Bumped (by triggers) when the guide's record changes without a new revision. */
-    cache_stamp: Generated<number>;
-  }
-  interface GuidesTables {
-    cache_stamps: { key: string; stamp: number };
-  }
-}
 
 interface Entry {
   key: string;

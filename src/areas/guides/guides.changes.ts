@@ -1,6 +1,8 @@
 // Changing a guide: the one transaction that checks the revision, applies a change and
 // keeps a new revision (the mechanism of content/revisions.ts), and the named changes
 // the routes call.
+import type { Updateable } from 'kysely';
+import type { GuideTable } from './guides.tables.js';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
@@ -59,7 +61,7 @@ const rowOf = (trx: Db, ctx: GuideContext) => trx.updateTable('guides').where('g
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites. */
 export async function editGuide(app: FastifyInstance, ctx: GuideContext, expected: number, fields: GuideFields) {
   await changeGuide(app, ctx, { expected, action: 'edit' }, async (trx, now) => {
-    const set = { ...fields.set };
+    const set: Updateable<GuideTable> = { ...fields.set };
     if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
     if (Object.keys(set).length) await rowOf(trx, ctx).set(set).execute();
     if (fields.prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, fields.prerequisites);

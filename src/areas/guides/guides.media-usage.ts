@@ -4,7 +4,7 @@
 // out first); a use in a guide the owner may not change never blocks their delete.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { registerMediaUsage, type MediaOwner } from '../media/media-usage.js';
+import type { MediaOwner } from '../media/media-usage.js';
 import { readsEveryGuide } from './guides.access.js';
 
 type GuidesEb = ExpressionBuilder<Database & { g: Database['guides'] }, 'g'>;
@@ -24,6 +24,7 @@ function liveAndEditableBy(owner: MediaOwner) {
   };
 }
 
+/** The guides area's `mediaUsages` slot. */
 export async function guideMediaUses(db: Kysely<Database>, kind: string, id: number, owner: MediaOwner | null): Promise<Array<{ type: string; id: number }>> {
   if (!owner) return [];
   const where = liveAndEditableBy(owner);
@@ -42,5 +43,3 @@ export async function guideMediaUses(db: Kysely<Database>, kind: string, id: num
   }
   return [];
 }
-
-registerMediaUsage(guideMediaUses);

@@ -6,13 +6,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, OffsetLimit, Order } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
 import { hasPrivilege, isAdmin, requireRole, requireUser, type AuthUser } from '../../http/auth.js';
-import { loadUserSummaries } from '../users/users.queries.js';
 import { UserSummary } from '../users/users.schemas.js';
-import { toTeamSummaries } from '../teams/teams.queries.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
 import { CompletionStatus, FavoriteStatus, Flag, FullGuide, LangQuery, LightGuide, Id, GuideParam, Revisionid } from './guides.schemas.js';
 import { lightGuideRecords } from './guides.records.js';
-import { lightSelect, type Db } from './guides.queries.js';
+import { collaboratorRecords, contributedGuideRows, lightGuideRecord, markedGuideRows, memberExists, type MarkTable } from './guides.people.queries.js';
+import { addCollaborator, removeCollaborator, setFlag, setMark } from './guides.people.changes.js';
 import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.js';
 import { changeGuide } from './guides.changes.js';
 import { guideFor } from './guides.access.js';
@@ -29,7 +28,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   const LangOnly = Type.Object({ langid: LangQuery(langs) });
 
   async function existingUser(userid: number) {
-    if (!(await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst())) throw notFound('User');
+    if (!(await memberExists(db, 'user', userid))) throw notFound('User');
   }
   /** Others see a user's public guides; the user and Admins see the private ones too. */
   const seesPrivate = (request: FastifyRequest, userid: number) => !!request.user && (request.user.userid === userid || isAdmin(request.user));
@@ -37,13 +36,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   // ---- a user's guides
   const ListQuery = Type.Object({ ...OffsetLimit, order: Type.Optional(Order) });
   async function contributed(viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
-    const dir = q.order === 'DESC' ? 'desc' : 'asc';
-    let sel = lightSelect(db).where('g.deleted', '=', 0)
-      .where((eb) => eb.exists(eb.selectFrom('guide_revisions as r').select('r.revisionid')
-        .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.userid', '=', userid)));
-    if (!withPrivate) sel = sel.where('g.public', '=', 1);
-    const rows = await sel.orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows, viewer);
+    return lightGuideRecords(db, config, await contributedGuideRows(db, userid, withPrivate, q), viewer);
   }
   app.get('/user/guides', {
     config: { auth: 'user' },
@@ -58,13 +51,8 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   });
 
   // ---- completions and favorites: one table each, the same shape
-  const marked = (table: 'guide_completions' | 'guide_favorites') => async (viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number }) => {
-    let sel = lightSelect(db).innerJoin(`${table} as m`, (j) => j.onRef('m.guideid', '=', 'g.guideid').onRef('m.langid', '=', 'g.langid'))
-      .where('m.userid', '=', userid).where('g.deleted', '=', 0);
-    if (!withPrivate) sel = sel.where('g.public', '=', 1);
-    const rows = await sel.orderBy('m.date', 'desc').orderBy('g.guideid', 'desc').orderBy('g.langid').limit(q.limit).offset(q.offset).execute();
-    return lightGuideRecords(db, config, rows, viewer);
-  };
+  const marked = (table: MarkTable) => async (viewer: AuthUser | null, userid: number, withPrivate: boolean, q: { offset: number; limit: number }) =>
+    lightGuideRecords(db, config, await markedGuideRows(db, table, userid, withPrivate, q), viewer);
   const completions = marked('guide_completions');
   const favorites = marked('guide_favorites');
   const PageQuery = Type.Object({ ...OffsetLimit });
@@ -92,14 +80,11 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
     return favorites(request.user, request.params.userid, seesPrivate(request, request.params.userid), request.query);
   });
 
-  async function mark(table: 'guide_completions' | 'guide_favorites', on: boolean, request: FastifyRequest, guideid: number, langid: string | undefined) {
+  async function mark(table: MarkTable, on: boolean, request: FastifyRequest, guideid: number, langid: string | undefined) {
     const user = requireUser(request);
     const ctx = await guideFor(app, request, guideid, langid, 'read');
     const key = { userid: user.userid, guideid: ctx.row.guideid, langid: ctx.row.langid };
-    if (on) await db.insertInto(table).values({ ...key, date: clock.now() }).onConflict((oc) => oc.columns(['userid', 'guideid', 'langid']).doNothing()).execute();
-    else await db.deleteFrom(table).where('userid', '=', key.userid).where('guideid', '=', key.guideid).where('langid', '=', key.langid).execute();
-    const row = on ? await db.selectFrom(table).select('date').where('userid', '=', key.userid).where('guideid', '=', key.guideid).where('langid', '=', key.langid).executeTakeFirst() : undefined;
-    return { ...key, date: row?.date ?? null };
+    return { ...key, date: await setMark(db, table, key, on, clock.now()) };
   }
 
   for (const method of ['put', 'delete'] as const) {
@@ -135,15 +120,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
   }
 
   // ---- collaborators
-  async function collaborators(guideid: number, kind: 'user' | 'team') {
-    const ids = (await db.selectFrom('guide_collaborators').select('memberid').where('guideid', '=', guideid).where('kind', '=', kind).orderBy('memberid').execute()).map((r) => r.memberid);
-    if (kind === 'user') {
-      const users = await loadUserSummaries(db, config, ids);
-      return ids.map((id) => users.get(id)).filter((u) => u !== undefined);
-    }
-    const teams = ids.length ? await db.selectFrom('teams').selectAll().where('teamid', 'in', ids).orderBy('teamid').execute() : [];
-    return toTeamSummaries(db, config, teams);
-  }
+  const collaborators = (guideid: number, kind: 'user' | 'team') => collaboratorRecords(db, config, guideid, kind);
   for (const kind of ['user', 'team'] as const) {
     const path = kind === 'user' ? 'users' : 'teams';
     const idName = kind === 'user' ? 'userid' : 'teamid';
@@ -172,17 +149,9 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
         const params = request.params as { guideid: number } & Record<string, number>;
         const memberid = params[idName];
         const ctx = await guideFor(app, request, params.guideid, (request.query as { langid?: string }).langid, 'manage');
-        const exists = kind === 'user'
-          ? await db.selectFrom('users').select('userid').where('userid', '=', memberid).executeTakeFirst()
-          : await db.selectFrom('teams').select('teamid').where('teamid', '=', memberid).executeTakeFirst();
-        if (!exists) throw notFound(kind === 'user' ? 'User' : 'Team');
-        if (adding) {
-          await db.insertInto('guide_collaborators').values({ guideid: ctx.row.guideid, kind, memberid, added_by: ctx.user?.userid ?? null, date: clock.now() })
-            .onConflict((oc) => oc.columns(['guideid', 'kind', 'memberid']).doNothing()).execute();
-        } else {
-          const r = await db.deleteFrom('guide_collaborators').where('guideid', '=', ctx.row.guideid).where('kind', '=', kind).where('memberid', '=', memberid).executeTakeFirst();
-          if (Number(r.numDeletedRows) === 0) throw notFound('Collaborator');
-        }
+        if (!(await memberExists(db, kind, memberid))) throw notFound(kind === 'user' ? 'User' : 'Team');
+        if (adding) await addCollaborator(db, ctx.row.guideid, kind, memberid, ctx.user?.userid ?? null, clock.now());
+        else if (!(await removeCollaborator(db, ctx.row.guideid, kind, memberid))) throw notFound('Collaborator');
         return collaborators(ctx.row.guideid, kind);
       });
     }
@@ -226,18 +195,9 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
       const ctx = await guideFor(app, request, guideid, request.query.langid, def.setBy === 'moderator' ? 'read' : 'edit');
       if (def.setBy === 'moderator') requireRole(request, 'Moderator');
       await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'flag' : 'unflag' }, async (trx, now) => {
-        const changed = adding
-          ? (await trx.insertInto('guide_flags').values({ guideid: ctx.row.guideid, flagid, userid: ctx.user?.userid ?? null, date: now })
-            .onConflict((oc) => oc.columns(['guideid', 'flagid']).doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows
-          : (await trx.deleteFrom('guide_flags').where('guideid', '=', ctx.row.guideid).where('flagid', '=', flagid).executeTakeFirst()).numDeletedRows;
-        if (Number(changed ?? 0) === 0) throw new NothingToChange();
+        if (!(await setFlag(trx, ctx.row.guideid, flagid, adding, ctx.user?.userid ?? null, now))) throw new NothingToChange();
       });
-      return (await lightOne(db, ctx.row.guideid, ctx.row.langid, ctx.user))!;
+      return (await lightGuideRecord(db, config, ctx.row.guideid, ctx.row.langid, ctx.user))!;
     });
-  }
-
-  async function lightOne(d: Db, guideid: number, langid: string, viewer: AuthUser | null) {
-    const rows = await lightSelect(d).where('g.guideid', '=', guideid).where('g.langid', '=', langid).execute();
-    return (await lightGuideRecords(d, config, rows, viewer))[0];
   }
 }

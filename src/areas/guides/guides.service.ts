@@ -4,6 +4,7 @@
 // commits a new revision (a snapshot row whose id becomes the guide's revisionid).
 // Every transaction locks the guide row before any step row, so two writers never wait
 // on each other in opposite orders.
+import type { Insertable, Updateable } from 'kysely';
 import { invalidField, unprocessable, type FieldError } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { checkMediaRefs, embedRefs, mediaRefErrors, type MediaRef } from '../media/media.access.js';
@@ -11,7 +12,10 @@ import { addTag, normalizeTag, tagsOf } from '../tags/tags.queries.js';
 import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
-import type { GuideSnapshot, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import type { GuideSnapshot, GuideSnapshotFields, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
+import { GUIDE_FIELD_COLUMNS, NEW_GUIDE_FIELDS, type GuideFieldColumn, type GuideTable } from './guides.tables.js';
+import type { GuideRow } from './guides.queries.js';
+import { pickColumns } from '../../db/helpers.js';
 import { guideRowReadable } from './guides.access.js';
 import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 import { lockedAtRevision, StaleRevision } from '../content/revisions.js';
@@ -29,31 +33,26 @@ export async function lockStep(trx: Db, stepid: number, now: number, expected: n
   if (Number(r.numUpdatedRows) !== 1) throw new StaleRevision('step', stepid);
 }
 
+/** The row's owner and field columns as a revision keeps them. */
+function snapshotFields(row: GuideRow): GuideSnapshotFields {
+  const { public: isPublic, parts, tools, documents, ...plain } = pickColumns(row, GUIDE_FIELD_COLUMNS);
+  return {
+    userid: row.userid,
+    ...plain,
+    public: isPublic === 1,
+    parts: parseJson<ItemInputStored[]>(parts, []),
+    tools: parseJson<ItemInputStored[]>(tools, []),
+    documents: parseJson<number[]>(documents, []),
+  };
+}
+
 async function guideSnapshot(trx: Db, guideid: number, langid: string): Promise<GuideSnapshot> {
   const row = await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
   const prereqs = await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute();
   const steps = await trx.selectFrom('guide_steps').select(['stepid', 'revisionid']).where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').orderBy('stepid').execute();
   const tags = await tagsOf(trx, 'guide', guideid);
   return {
-    fields: {
-      userid: row.userid,
-      type: row.type,
-      category: row.category,
-      title: row.title,
-      subject: row.subject,
-      summary: row.summary,
-      introduction: row.introduction,
-      conclusion: row.conclusion,
-      difficulty: row.difficulty,
-      time_required: row.time_required,
-      time_required_min: row.time_required_min,
-      time_required_max: row.time_required_max,
-      public: row.public === 1,
-      imageid: row.imageid,
-      parts: parseJson<ItemInputStored[]>(row.parts, []),
-      tools: parseJson<ItemInputStored[]>(row.tools, []),
-      documents: parseJson<number[]>(row.documents, []),
-    },
+    fields: snapshotFields(row),
     deleted: row.deleted === 1,
     prerequisites: prereqs.map((p) => p.prereq_guideid),
     tags,
@@ -118,7 +117,7 @@ export interface GuideFieldsInput {
 
 /** Column values (and prerequisite list) after validation. */
 export interface GuideFields {
-  set: Record<string, unknown>;
+  set: Updateable<Pick<GuideTable, GuideFieldColumn>>;
   prerequisites?: number[];
 }
 
@@ -151,7 +150,7 @@ function itemsOf(items: ItemInput[]): ItemInputStored[] {
 export async function validateGuideFields(db: Db, user: AuthUser, b: GuideFieldsInput, current?: { guideid: number; time_required_min: number; time_required_max: number }): Promise<GuideFields> {
   const errors: FieldError[] = [];
   const mediaRefs: MediaRef[] = [];
-  const set: Record<string, unknown> = {};
+  const set: GuideFields['set'] = {};
   for (const f of ['type', 'subject', 'introduction', 'conclusion', 'summary'] as const) if (b[f] !== undefined) set[f] = f === 'subject' ? b[f]!.trim() : b[f];
   if (b.title !== undefined) {
     if (!b.title.trim()) errors.push({ field: 'title', code: 'invalid_value', message: 'title must not be blank.' });
@@ -243,35 +242,21 @@ export interface NewGuide {
 /** Inserts a guide (or a translation of one) and its first revision; returns the guideid. */
 export async function insertGuide(trx: Db, now: number, g: NewGuide): Promise<number> {
   const guideid = g.guideid ?? (await trx.insertInto('guide_ids').values({ created_date: now }).returning('guideid').executeTakeFirstOrThrow()).guideid;
-  const s = g.fields.set;
-  await trx.insertInto('guides').values({
+  const row: Insertable<GuideTable> = {
+    ...NEW_GUIDE_FIELDS,
+    ...g.fields.set,
     guideid,
     langid: g.langid,
     revisionid: 0,
     userid: g.userid,
-    type: String(s.type),
-    category: String(s.category),
-    title: String(s.title),
-    subject: (s.subject as string) ?? '',
-    summary: (s.summary as string) ?? '',
-    introduction: (s.introduction as string) ?? '',
-    conclusion: (s.conclusion as string) ?? '',
-    difficulty: (s.difficulty as string) ?? '',
-    time_required: (s.time_required as string) ?? '',
-    time_required_min: (s.time_required_min as number) ?? 0,
-    time_required_max: (s.time_required_max as number) ?? 0,
-    public: (s.public as number) ?? 0,
     deleted: 0,
     deleted_date: null,
-    imageid: (s.imageid as number | null) ?? null,
     step_imageid: null,
-    parts: (s.parts as string) ?? '[]',
-    tools: (s.tools as string) ?? '[]',
-    documents: (s.documents as string) ?? '[]',
     created_date: now,
     modified_date: now,
-    published_date: s.public === 1 ? now : null,
-  }).execute();
+    published_date: g.fields.set.public === 1 ? now : null,
+  };
+  await trx.insertInto('guides').values(row).execute();
   if (g.fields.prerequisites?.length) await setPrerequisites(trx, guideid, g.langid, g.fields.prerequisites);
   for (const tag of g.tags) await addTag(trx, 'guide', guideid, tag);
   await commitGuideRevision(trx, guideid, g.langid, g.userid, now, 'create');

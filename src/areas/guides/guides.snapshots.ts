@@ -3,28 +3,23 @@
 // revision it was at); every change of a step writes a guide_step_revisions row with a
 // StepSnapshot. Together they give any past revision back in full.
 
+import type { GuideFieldColumn, GuideTable } from './guides.tables.js';
+
 export interface ItemInputStored { title: string; quantity: number; notes: string }
 
+/** The field columns a snapshot keeps as JSON values rather than as the row stores them. */
+type ReadColumn = 'public' | 'parts' | 'tools' | 'documents';
+
+/** The guide's owner and field columns (guides.tables.ts), `public` as a boolean and the JSON columns parsed. */
+export type GuideSnapshotFields = Pick<GuideTable, 'userid' | Exclude<GuideFieldColumn, ReadColumn>> & {
+  public: boolean;
+  parts: ItemInputStored[];
+  tools: ItemInputStored[];
+  documents: number[];
+};
+
 export interface GuideSnapshot {
-  fields: {
-    userid: number;
-    type: string;
-    category: string;
-    title: string;
-    subject: string;
-    summary: string;
-    introduction: string;
-    conclusion: string;
-    difficulty: string;
-    time_required: string;
-    time_required_min: number;
-    time_required_max: number;
-    public: boolean;
-    imageid: number | null;
-    parts: ItemInputStored[];
-    tools: ItemInputStored[];
-    documents: number[];
-  };
+  fields: GuideSnapshotFields;
   deleted: boolean;
   prerequisites: number[];
   tags: string[];

@@ -43,6 +43,31 @@ export interface GuideTable {
   created_date: number;
   modified_date: number;
   published_date: number | null;
+  /** Bumped (by triggers) when the guide's record changes without a new revision: with `revisionid`, it vouches for the guide cache's entry (guides.cache.ts). */
+  cache_stamp: Generated<number>;
+}
+
+/**
+ * The columns a client sets (create, PATCH: `validateGuideFields`), written here once:
+ * the validated values are an `Updateable` of them, a revision's snapshot keeps them
+ * (guides.snapshots.ts) and a new guide's row is `Insertable<GuideTable>` built from them.
+ */
+export type GuideFieldColumn = (typeof GUIDE_FIELD_COLUMNS)[number];
+export const GUIDE_FIELD_COLUMNS = [
+  'type', 'category', 'title', 'subject', 'summary', 'introduction', 'conclusion', 'difficulty',
+  'time_required', 'time_required_min', 'time_required_max', 'public', 'imageid', 'parts', 'tools', 'documents',
+] as const satisfies ReadonlyArray<keyof GuideTable>;
+
+/** A new guide's field columns before the client's values: what a create leaves out. */
+export const NEW_GUIDE_FIELDS: Pick<GuideTable, GuideFieldColumn> = {
+  type: '', category: '', title: '', subject: '', summary: '', introduction: '', conclusion: '', difficulty: '',
+  time_required: '', time_required_min: 0, time_required_max: 0, public: 0, imageid: null, parts: '[]', tools: '[]', documents: '[]',
+};
+
+/** The list pages' stamp (`cache_stamps` row 'guides'), bumped by triggers when any guide changes. */
+export interface CacheStampTable {
+  key: string;
+  stamp: number;
 }
 
 export interface GuidePrereqTable {
@@ -199,4 +224,5 @@ export interface GuidesTables {
   guide_favorites: GuideUserMarkTable;
   guide_collaborators: GuideCollaboratorTable;
   guide_flags: GuideFlagTable;
+  cache_stamps: CacheStampTable;
 }

@@ -19,7 +19,7 @@ import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
 import { unprocessable, type FieldError } from '../../http/errors.js';
 import type { GuideRow } from '../guides/guides.queries.js';
-import { guideAccess } from '../guides/guides.access.js';
+import { guideAccess } from '../shared/guide-access.js';
 import { collectRefs } from '../../markup/index.js';
 
 export type MediaKind = 'image' | 'video' | 'document';

@@ -4,6 +4,7 @@ import { mediaFileRoutes } from './media.files.js';
 import { seedMediaDemo } from './media.demo.js';
 import { videoJob, VIDEO_JOB } from './videos.js';
 import { purgeJobHandler, PURGE_JOB } from './media.service.js';
+import { foundationMediaUses } from './media-usage.js';
 
 export const mediaArea: Area = {
   name: 'media',
@@ -11,4 +12,5 @@ export const mediaArea: Area = {
   publicRoutes: mediaFileRoutes,
   seedDemo: seedMediaDemo,
   jobs: (config) => ({ [VIDEO_JOB]: videoJob(config), [PURGE_JOB]: purgeJobHandler(config) }),
+  mediaUsages: [foundationMediaUses],
 };

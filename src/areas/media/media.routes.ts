@@ -9,14 +9,12 @@ import { reauthorizing, requireUser, type AuthUser } from '../../http/auth.js';
 import { readableMedia } from './media.access.js';
 import { useMediaClock } from './media.urls.js';
 import { admitUpload, uploadStanding } from './media.storage.js';
-import type { Database } from '../../db/schema.js';
-import type { Kysely } from 'kysely';
 import {
-  Constraint, ConstraintsQuery, MAX_ID, EditBody, EmbedBody, ImageDetail, ItemParams, KindListQuery, MediaItem, MediaListQuery, MEDIA_TYPES, UploadQuery, VideoDetail,
+  Constraint, ConstraintsQuery, EditBody, EmbedBody, ImageDetail, ItemParams, KindListQuery, MediaItem, MediaListQuery, MEDIA_TYPES, UploadQuery, VideoDetail,
 } from './media.schemas.js';
-import { checkType, deleteItem, editImage, findOwnItem, kindLimit, loadMediaItems, receiveUpload, tooLarge } from './media.service.js';
+import { addEmbed, checkType, deleteItem, editImage, findOwnItem, kindLimit, loadMediaItems, receiveUpload, tooLarge } from './media.service.js';
+import { findByIdOrGuid, libraryObjectIds, listMediaItems } from './media.queries.js';
 import { loadImageDetails, loadVideoDetails } from './media-records.js';
-import { isGuid, newGuid } from './guid.js';
 import { ACCEPTED_FORMATS } from './sniff.js';
 import { VARIANT_BOXES, MAX_IMAGE_SIDE, MARKUP_COLORS, configureImageWork } from './images.js';
 import { ENCODING_FORMATS, ENCODING_MAX } from './videos.js';
@@ -28,23 +26,11 @@ const READ_RULE = 'Answered to the item\'s owner, to Admins, and to anyone who m
 const USER_TAG = ['User media'];
 const IdOrGuid = (name: string) => Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 64, description: 'A numeric id or a GUID.' }) });
 
-async function findByIdOrGuid(db: Kysely<Database>, table: 'images' | 'videos', value: string): Promise<number | null> {
-  const idCol = table === 'images' ? 'imageid' : 'videoid';
-  if (/^\d+$/.test(value)) {
-    const id = Number(value);
-    if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return null;
-    const row = await (db.selectFrom(table) as any).select(idCol).where(idCol, '=', id).executeTakeFirst();
-    return row ? id : null;
-  }
-  if (!isGuid(value)) return null;
-  const row = await (db.selectFrom(table) as any).select(idCol).where('guid', '=', value).executeTakeFirst();
-  return row ? (row[idCol] as number) : null;
-}
 
 export async function mediaRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
-  const services = { db, config, clock };
+  const services = { db, config, clock, mediaUsages: fastify.mediaUsages };
   configureImageWork(config);
   useMediaClock(config, clock);
 
@@ -160,11 +146,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
-    const { type, order, offset, limit } = request.query;
-    let q = db.selectFrom('media_items').select(['type', 'objectid']).where('userid', '=', user.userid);
-    if (type) q = q.where('type', '=', type);
-    const rows = await q.orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
-    return loadMediaItems(db, config, rows);
+    return loadMediaItems(db, config, await listMediaItems(db, user.userid, request.query));
   });
 
   app.get('/user/media/images', {
@@ -178,11 +160,9 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
-    const { order, offset, limit } = request.query;
-    const rows = await db.selectFrom('media_items').select('objectid').where('userid', '=', user.userid).where('type', '=', 'GuideImage')
-      .orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
-    const details = await loadImageDetails(db, config, rows.map((r) => r.objectid));
-    return rows.map((r) => details.get(r.objectid)).filter((d) => d !== undefined);
+    const ids = await libraryObjectIds(db, user.userid, 'GuideImage', request.query);
+    const details = await loadImageDetails(db, config, ids);
+    return ids.map((id) => details.get(id)).filter((d) => d !== undefined);
   });
 
   app.get('/user/media/videos', {
@@ -196,11 +176,9 @@ export async function mediaRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
-    const { order, offset, limit } = request.query;
-    const rows = await db.selectFrom('media_items').select('objectid').where('userid', '=', user.userid).where('type', '=', 'GuideVideoObject')
-      .orderBy('itemid', order === 'ASC' ? 'asc' : 'desc').limit(limit).offset(offset).execute();
-    const details = await loadVideoDetails(db, config, rows.map((r) => r.objectid));
-    return rows.map((r) => details.get(r.objectid)).filter((d) => d !== undefined);
+    const ids = await libraryObjectIds(db, user.userid, 'GuideVideoObject', request.query);
+    const details = await loadVideoDetails(db, config, ids);
+    return ids.map((id) => details.get(id)).filter((d) => d !== undefined);
   });
 
   app.get('/user/media/constraints', {
@@ -283,15 +261,7 @@ export async function mediaRoutes(fastify: FastifyInstance) {
       throw invalidField('url', 'url must be an absolute http(s) URL.');
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('url', 'url must be an absolute http(s) URL.');
-    const now = clock.now();
-    const id = await db.transaction().execute(async (trx) => {
-      const row = await trx.insertInto('embeds').values({
-        guid: newGuid(), userid: user.userid, url: url.toString(), title: request.body.title?.trim() ?? '', provider: url.hostname,
-        width: request.body.width ?? null, height: request.body.height ?? null, created_date: now,
-      }).returning('embedid').executeTakeFirstOrThrow();
-      await trx.insertInto('media_items').values({ userid: user.userid, type: 'GuideEmbedObject', objectid: row.embedid, created_date: now }).execute();
-      return row.embedid;
-    });
+    const id = await addEmbed(db, clock.now(), user.userid, { url, title: request.body.title?.trim() ?? '', width: request.body.width ?? null, height: request.body.height ?? null });
     const [item] = await loadMediaItems(db, config, [{ type: 'GuideEmbedObject', objectid: id }]);
     return reply.status(201).send(item);
   });

@@ -15,7 +15,7 @@ import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Mar
 import { newGuid } from './guid.js';
 import { VIDEO_JOB, VIDEO_JOB_ATTEMPTS, cancelVideoWork, checkVideoUpload } from './videos.js';
 import { imageDetailFromRow, loadDocuments, loadEmbeds, loadVideoDetails } from './media-records.js';
-import { findMediaUses, type UsageKind } from './media-usage.js';
+import { findMediaUses, type MediaUsageCheck, type UsageKind } from './media-usage.js';
 import { isForeignKeyViolation } from '../../db/helpers.js';
 import { admitUpload, quotaExceeded, type QuotaRoom } from './media.storage.js';
 import type { MediaItem, MediaType } from './media.schemas.js';
@@ -105,6 +105,8 @@ export interface Services {
   db: Kysely<Database>;
   config: Config;
   clock: Clock;
+  /** Where content uses an item: every area's `mediaUsages` slot (`app.mediaUsages`); asked by `deleteItem`. */
+  mediaUsages?: readonly MediaUsageCheck[];
 }
 
 /** Runs `fn` in a transaction, or in the caller's when `db` already is one (the demo seed). */
@@ -258,7 +260,7 @@ export async function findOwnItem(db: Kysely<Database>, user: AuthUser, type: Me
 
 /**
  * Deletes a library item. Refused (422, code `in_use`) while content its owner may edit
- * uses it, as the registered usage checks say. The files go in a background job once the rows are gone.
+ * uses it, as the areas' usage checks (`s.mediaUsages`) say. The files go in a background job once the rows are gone.
  */
 export async function deleteItem(s: Services, user: AuthUser, type: MediaType, id: number): Promise<void> {
   const { db, clock } = s;
@@ -268,7 +270,7 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
   try {
     await db.transaction().execute(async (trx) => {
       const owner = await trx.selectFrom('users').select(['userid', 'privileges']).where('userid', '=', item.userid).executeTakeFirst();
-      const uses = await findMediaUses(trx, kind, id, owner ? { userid: owner.userid, privileges: parsePrivileges(owner.privileges) } : null);
+      const uses = await findMediaUses(s.mediaUsages ?? [], trx, kind, id, owner ? { userid: owner.userid, privileges: parsePrivileges(owner.privileges) } : null);
       if (uses.length) throw inUse(uses);
       const keys: string[] = [];
       const prefixes: string[] = [];
@@ -411,3 +413,14 @@ async function storeEdit(s: Services, user: AuthUser, src: Selectable<Database['
 }
 
 export { TYPE_OF };
+
+/** Adds an embedded page (a URL) to the user's library, in one transaction; answers its embedid. */
+export async function addEmbed(db: Kysely<Database>, now: number, userid: number, e: { url: URL; title: string; width: number | null; height: number | null }): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('embeds').values({
+      guid: newGuid(), userid, url: e.url.toString(), title: e.title, provider: e.url.hostname, width: e.width, height: e.height, created_date: now,
+    }).returning('embedid').executeTakeFirstOrThrow();
+    await trx.insertInto('media_items').values({ userid, type: 'GuideEmbedObject', objectid: row.embedid, created_date: now }).execute();
+    return row.embedid;
+  });
+}

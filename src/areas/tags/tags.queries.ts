@@ -2,6 +2,8 @@
 // documents through `doc_tags` (doctype 'guide' or 'wiki').
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { AuthUser } from '../../http/auth.js';
+import { readableGuideIds } from '../shared/guide-access.js';
 
 export type TagDoctype = 'guide' | 'wiki';
 
@@ -68,4 +70,15 @@ export async function tagsOfMany(db: Kysely<Database>, doctype: TagDoctype, doci
 /** Removes every tag of a deleted document. */
 export async function clearTags(db: Kysely<Database>, doctype: TagDoctype, docid: number) {
   await db.deleteFrom('doc_tags').where('doctype', '=', doctype).where('docid', '=', docid).execute();
+}
+
+/** A page of the tags in use on what `user` may read (wikis have no private state; a guide counts when the caller may read it), by tagid. */
+export function listReadableTags(db: Kysely<Database>, user: AuthUser | null, page: { offset: number; limit: number; order?: 'ASC' | 'DESC' }) {
+  return db.selectFrom('tags').select('tag')
+    .where((eb) => eb.exists(eb.selectFrom('doc_tags as d').select('d.tagid').whereRef('d.tagid', '=', 'tags.tagid')
+      .where((w) => w.or([
+        w('d.doctype', '=', 'wiki'),
+        w.and([w('d.doctype', '=', 'guide'), w('d.docid', 'in', readableGuideIds(db, user))]),
+      ]))))
+    .orderBy('tagid', page.order === 'DESC' ? 'desc' : 'asc').limit(page.limit).offset(page.offset).execute();
 }

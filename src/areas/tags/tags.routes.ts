@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, OffsetLimit, Order } from '../../http/schemas.js';
-import { readableGuideIds } from '../guides/guides.access.js';
+import { listReadableTags } from './tags.queries.js';
 
 export async function tagsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,15 +18,7 @@ export async function tagsRoutes(fastify: FastifyInstance) {
       response: { 200: Type.Array(Type.String()), ...errorResponses(422) },
     },
   }, async (request) => {
-    const { offset, limit, order } = request.query;
-    const rows = await app.db.selectFrom('tags').select('tag')
-      // Wikis have no private state; a guide counts when the caller may read it.
-      .where((eb) => eb.exists(eb.selectFrom('doc_tags as d').select('d.tagid').whereRef('d.tagid', '=', 'tags.tagid')
-        .where((w) => w.or([
-          w('d.doctype', '=', 'wiki'),
-          w.and([w('d.doctype', '=', 'guide'), w('d.docid', 'in', readableGuideIds(app.db, request.user))]),
-        ]))))
-      .orderBy('tagid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
+    const rows = await listReadableTags(app.db, request.user, request.query);
     return rows.map((r) => r.tag);
   });
 }

@@ -18,6 +18,37 @@ export function requireGlossary(config: Config) {
   if (config.languages.length < 2) throw new HttpError(404, 'not_found', 'The translation glossary is only available on sites with more than one language (LANGUAGES).');
 }
 
+export interface GlossaryFilter {
+  source_langid?: string;
+  langid?: string;
+  order?: 'ASC' | 'DESC';
+  limit?: number;
+  offset: number;
+}
+
+/** The entries in a source language and/or with a translation into `langid`, by entryid; without `limit`, all of them (at most MAX_GLOSSARY_ENTRIES). */
+export function listGlossaryEntries(db: Db, q: GlossaryFilter): Promise<GlossaryRow[]> {
+  let query = db.selectFrom('translation_glossary as g').selectAll('g');
+  if (q.source_langid) query = query.where('g.source_langid', '=', q.source_langid);
+  if (q.langid) {
+    const langid = q.langid;
+    query = query.where((eb) => eb.exists(eb.selectFrom('translation_glossary_terms as t').select('t.entryid').whereRef('t.entryid', '=', 'g.entryid').where('t.langid', '=', langid)));
+  }
+  return query.orderBy('g.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit ?? MAX_GLOSSARY_ENTRIES).offset(q.offset).execute();
+}
+
+/** The entries with these ids (a PUT's result: at most 200). */
+export async function loadGlossaryEntries(db: Db, entryids: number[]): Promise<GlossaryRow[]> {
+  return entryids.length ? db.selectFrom('translation_glossary').selectAll().where('entryid', 'in', entryids).execute() : [];
+}
+
+/** Deletes an entry with its translations (in the caller's transaction); false when there was none. */
+export async function deleteGlossaryEntry(trx: Db, entryid: number): Promise<boolean> {
+  await trx.deleteFrom('translation_glossary_terms').where('entryid', '=', entryid).execute();
+  const gone = await trx.deleteFrom('translation_glossary').where('entryid', '=', entryid).executeTakeFirst();
+  return Number(gone.numDeletedRows) > 0;
+}
+
 async function inChunks<T>(ids: number[], load: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += 500) out.push(...await load(ids.slice(i, i + 500)));

@@ -7,7 +7,7 @@ import { notFound, unprocessable } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { isUniqueViolation } from '../../db/helpers.js';
 import { GlossaryEntry, GlossaryListQuery, GlossaryPut, GlossaryPutResult } from './glossary.schemas.js';
-import { applyGlossaryPut, glossaryRecords, MAX_GLOSSARY_ENTRIES, requireGlossary } from './glossary.queries.js';
+import { applyGlossaryPut, deleteGlossaryEntry, glossaryRecords, listGlossaryEntries, loadGlossaryEntries, MAX_GLOSSARY_ENTRIES, requireGlossary } from './glossary.queries.js';
 
 const TAG = ['Translation glossary'];
 const ONLY_MULTILINGUAL = 'Only on sites with more than one language (`LANGUAGES`); elsewhere 404.';
@@ -27,15 +27,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     requireGlossary(config);
-    const q = request.query;
-    let query = db.selectFrom('translation_glossary as g').selectAll('g');
-    if (q.source_langid) query = query.where('g.source_langid', '=', q.source_langid);
-    if (q.langid) {
-      const langid = q.langid;
-      query = query.where((eb) => eb.exists(eb.selectFrom('translation_glossary_terms as t').select('t.entryid').whereRef('t.entryid', '=', 'g.entryid').where('t.langid', '=', langid)));
-    }
-    const rows = await query.orderBy('g.entryid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit ?? MAX_GLOSSARY_ENTRIES).offset(q.offset).execute();
-    return glossaryRecords(db, rows);
+    return glossaryRecords(db, await listGlossaryEntries(db, request.query));
   });
 
   app.put('/translation_glossary/entries', {
@@ -62,7 +54,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
         if (attempt === 2) throw unprocessable([{ field: 'entries', code: 'duplicate', message: 'A term of the request was added to the glossary meanwhile.' }]);
       }
     }
-    const rows = result.entryids.length ? await db.selectFrom('translation_glossary').selectAll().where('entryid', 'in', result.entryids).execute() : [];
+    const rows = await loadGlossaryEntries(db, result.entryids);
     const byId = new Map((await glossaryRecords(db, rows)).map((r) => [r.entryid, r]));
     return { entries: result.entryids.map((id) => byId.get(id)!).filter(Boolean), deleted: result.deleted };
   });
@@ -80,9 +72,7 @@ export async function glossaryRoutes(fastify: FastifyInstance) {
     requireGlossary(config);
     const { entryid } = request.params;
     await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('translation_glossary_terms').where('entryid', '=', entryid).execute();
-      const gone = await trx.deleteFrom('translation_glossary').where('entryid', '=', entryid).executeTakeFirst();
-      if (Number(gone.numDeletedRows) === 0) throw notFound('Glossary entry');
+      if (!(await deleteGlossaryEntry(trx, entryid))) throw notFound('Glossary entry');
     });
     return reply.status(204).send(null);
   });

@@ -31,7 +31,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     const row = await findUser(db, userid);
     if (!row) throw notFound('User');
     const { token, expires } = await issueToken(db, config, clock, userid, opts);
-    return { ...(await userSelfRecord(db, config, row)), authToken: token, token_expires: expires };
+    return { ...(await userSelfRecord(db, config, fastify.badges, row)), authToken: token, token_expires: expires };
   }
 
   app.post('/user/token', {

@@ -1,6 +1,7 @@
 // Badges are earned by rules, computed when asked (a fixed number of indexed queries per
-// user, never one per row of a list). Areas add their own rules with `registerBadge`
-// when their module loads (guides: first guide, ten guides; comments: first comment).
+// user, never one per row of a list). Each area names its rules in its `Area.badges` slot
+// (the users area: the foundation's rules below; guides: first guide, ten guides);
+// app.ts joins them, in the order of `areas`, into `app.badges`.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
@@ -15,7 +16,8 @@ export interface BadgeRule {
   earnedAt(db: Kysely<Database>, userid: number): Promise<number | null>;
 }
 
-const rules: BadgeRule[] = [
+/** The foundation's rules: the users area's `badges` slot. */
+export const foundationBadges: BadgeRule[] = [
   {
     badgeid: 'welcome',
     title: 'Welcome',
@@ -48,19 +50,22 @@ const rules: BadgeRule[] = [
   },
 ];
 
-export function registerBadge(rule: BadgeRule) {
-  if (!rules.some((r) => r.badgeid === rule.badgeid)) rules.push(rule);
+/** Every area's rules (the slots joined in app.ts); a badgeid named twice counts once. */
+export function joinBadgeRules(lists: Array<BadgeRule[] | undefined>): BadgeRule[] {
+  const out: BadgeRule[] = [];
+  for (const rule of lists.flatMap((l) => l ?? [])) if (!out.some((r) => r.badgeid === rule.badgeid)) out.push(rule);
+  return out;
 }
 
-export async function earnedBadges(db: Kysely<Database>, userid: number) {
+export async function earnedBadges(rules: readonly BadgeRule[], db: Kysely<Database>, userid: number) {
   const dates = await Promise.all(rules.map((r) => r.earnedAt(db, userid)));
   return rules
     .map((r, i) => ({ badgeid: r.badgeid, title: r.title, description: r.description, level: r.level, date: dates[i] }))
     .filter((b): b is typeof b & { date: number } => b.date !== null);
 }
 
-export async function badgeCounts(db: Kysely<Database>, userid: number) {
+export async function badgeCounts(rules: readonly BadgeRule[], db: Kysely<Database>, userid: number) {
   const counts = { bronze: 0, silver: 0, gold: 0 };
-  for (const b of await earnedBadges(db, userid)) counts[b.level]++;
+  for (const b of await earnedBadges(rules, db, userid)) counts[b.level]++;
   return counts;
 }

@@ -3,6 +3,7 @@ import { mailJobHandler, MAIL_JOB } from '../../jobs/mail.js';
 import { authRoutes } from './auth.routes.js';
 import { usersRoutes } from './users.routes.js';
 import { seedUsersDemo } from './users.demo.js';
+import { foundationBadges } from './badges.js';
 
 export const usersArea: Area = {
   name: 'users',
@@ -12,4 +13,5 @@ export const usersArea: Area = {
   },
   seedDemo: seedUsersDemo,
   jobs: (config) => ({ [MAIL_JOB]: mailJobHandler(config) }),
+  badges: foundationBadges,
 };

@@ -73,3 +73,33 @@ export async function loadUserSummaries(db: Kysely<Database>, config: Config, us
 export async function userSummary(db: Kysely<Database>, config: Config, row: UserRow) {
   return (await toUserSummaries(db, config, [row]))[0];
 }
+
+type Db = Kysely<Database>;
+
+/** A page of users by userid, those who joined since a time when given. */
+export function listUsers(db: Db, q: { offset: number; limit: number; order?: 'ASC' | 'DESC'; joinedSince?: number }) {
+  let sel = db.selectFrom('users').selectAll();
+  if (q.joinedSince !== undefined) sel = sel.where('join_date', '>=', q.joinedSince);
+  return sel.orderBy('userid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+}
+
+/** The enabled users among these ids (a page of search hits), in no order. */
+export function enabledUsersIn(db: Db, userids: number[]) {
+  return db.selectFrom('users').selectAll().where('userid', 'in', userids).where('enabled', '=', 1).execute();
+}
+
+/** The user whose SSO id, e-mail address (as stored: lower case) or employee id is `value`. */
+export function findUserBy(db: Db, column: 'sso_userid' | 'email' | 'employee_id', value: string) {
+  return db.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
+}
+
+/** Which of these unique usernames are taken. */
+export async function takenUsernames(db: Db, names: string[]): Promise<Set<string | null>> {
+  if (names.length === 0) return new Set();
+  return new Set((await db.selectFrom('users').select('unique_username').where('unique_username', 'in', names).execute()).map((r) => r.unique_username));
+}
+
+/** A page of the accounts a user created, by userid. */
+export function createdUsers(db: Db, creator: number, page: { offset: number; limit: number }) {
+  return db.selectFrom('users').selectAll().where('created_by', '=', creator).orderBy('userid').limit(page.limit).offset(page.offset).execute();
+}

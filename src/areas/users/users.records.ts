@@ -2,16 +2,17 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
-import { badgeCounts } from './badges.js';
+import { badgeCounts, type BadgeRule } from './badges.js';
 import { userSummary, userUrl, type UserRow } from './users.queries.js';
 
-export async function userDetailRecord(db: Kysely<Database>, config: Config, row: UserRow) {
-  const [summary, badge_counts] = await Promise.all([userSummary(db, config, row), badgeCounts(db, row.userid)]);
+/** `badges`: every area's badge rules (`app.badges`). */
+export async function userDetailRecord(db: Kysely<Database>, config: Config, badges: readonly BadgeRule[], row: UserRow) {
+  const [summary, badge_counts] = await Promise.all([userSummary(db, config, row), badgeCounts(badges, db, row.userid)]);
   return { ...summary, badge_counts, location: row.location, about: row.about };
 }
 
-export async function userSelfRecord(db: Kysely<Database>, config: Config, row: UserRow) {
-  const detail = await userDetailRecord(db, config, row);
+export async function userSelfRecord(db: Kysely<Database>, config: Config, badges: readonly BadgeRule[], row: UserRow) {
+  const detail = await userDetailRecord(db, config, badges, row);
   const base = userUrl(config, row.userid);
   return {
     ...detail,

@@ -9,10 +9,10 @@ import { hashPassword, verifyPassword } from '../../http/passwords.js';
 import { fromBool, isUniqueViolation } from '../../db/helpers.js';
 import { searchDocs } from '../../db/search.js';
 import { Badge, SearchQuery, UniqueUsername, UserDetail, UserListItem, UserPatch, UserSelf, UserSummary, UserListQuery } from './users.schemas.js';
-import { findUser, toUserSummaries, type UserRow } from './users.queries.js';
+import { createdUsers, enabledUsersIn, findUser, findUserBy, listUsers, takenUsernames, toUserSummaries, type UserRow } from './users.queries.js';
 import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
-import { createUser, endPasswordResets, revokeImpersonations, setPassword, startPasswordReset } from './users.service.js';
+import { createUsersByEmail, endPasswordResets, revokeImpersonations, setPassword, updateUserRow } from './users.service.js';
 import { checkMediaRefs } from '../media/media.access.js';
 
 const TAG = ['Users'];
@@ -31,7 +31,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
   app.get('/user', {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'The logged-in user', response: { 200: UserSelf, ...errorResponses(401) } },
-  }, async (request) => userSelfRecord(db, config, await existingUser(requireUser(request).userid)));
+  }, async (request) => userSelfRecord(db, config, fastify.badges, await existingUser(requireUser(request).userid)));
 
   app.get('/users', {
     config: { auth: 'none' },
@@ -42,17 +42,13 @@ export async function usersRoutes(fastify: FastifyInstance) {
       response: { 200: Type.Array(UserListItem), ...errorResponses(422) },
     },
   }, async (request) => {
-    const { offset, limit, order, joinedSince } = request.query;
-    let q = db.selectFrom('users').selectAll();
-    if (joinedSince !== undefined) q = q.where('join_date', '>=', joinedSince);
-    const rows = await q.orderBy('userid', order === 'DESC' ? 'desc' : 'asc').limit(limit).offset(offset).execute();
-    return toUserSummaries(db, config, rows);
+    return toUserSummaries(db, config, await listUsers(db, request.query));
   });
 
   app.get('/users/:userid', {
     config: { auth: 'none' },
     schema: { tags: TAG, summary: 'One user', params: UseridParam, response: { 200: UserDetail, ...errorResponses(404, 422) } },
-  }, async (request) => userDetailRecord(db, config, await existingUser(request.params.userid)));
+  }, async (request) => userDetailRecord(db, config, fastify.badges, await existingUser(request.params.userid)));
 
   app.patch('/users/:userid', {
     config: { auth: 'user' },
@@ -106,7 +102,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     if (Object.keys(set).length > 0 || passwordHash) {
       try {
         await db.transaction().execute(async (trx) => {
-          if (Object.keys(set).length > 0) await trx.updateTable('users').set(set).where('userid', '=', row.userid).execute();
+          await updateUserRow(trx, row.userid, set);
           // A new password ends every other session and every reset token; a new address, every reset token.
           if (passwordHash) await setPassword(trx, clock, row.userid, passwordHash, caller.tokenHash);
           else if (set.email !== undefined && set.email !== row.email) await endPasswordResets(trx, clock, row.userid);
@@ -119,7 +115,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
         throw invalidField(field, `This ${field} is already used by another account.`, 'duplicate');
       }
     }
-    return userDetailRecord(db, config, await existingUser(row.userid));
+    return userDetailRecord(db, config, fastify.badges, await existingUser(row.userid));
   });
 
   async function searchUsers(search: string, offset: number, limit: number) {
@@ -127,7 +123,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     // word of the display name or the unique username; names that start with the search first.
     const hits = await searchDocs(db, search, { targets: [{ type: 'user' }] }, { offset, limit });
     if (hits.length === 0) return [];
-    const rows = await db.selectFrom('users').selectAll().where('userid', 'in', hits.map((h) => h.id)).where('enabled', '=', 1).execute();
+    const rows = await enabledUsersIn(db, hits.map((h) => h.id));
     const byId = new Map(rows.map((r) => [r.userid, r]));
     return toUserSummaries(db, config, hits.map((h) => byId.get(h.id)).filter((r): r is UserRow => r !== undefined));
   }
@@ -148,9 +144,9 @@ export async function usersRoutes(fastify: FastifyInstance) {
 
   async function lookup(column: 'sso_userid' | 'email' | 'employee_id', value: string) {
     const v = column === 'email' ? value.trim().toLowerCase() : value;
-    const row = await db.selectFrom('users').selectAll().where(column, '=', v).executeTakeFirst();
+    const row = await findUserBy(db, column, v);
     if (!row) throw notFound('User');
-    return userDetailRecord(db, config, row);
+    return userDetailRecord(db, config, fastify.badges, row);
   }
   const lookupSchema = (name: string, summary: string) => ({
     tags: TAG, summary,
@@ -167,12 +163,12 @@ export async function usersRoutes(fastify: FastifyInstance) {
   app.get('/users/:userid/badges', {
     config: { auth: 'none' },
     schema: { tags: TAG, summary: 'Badges a user earned', description: 'Earned by rules: joining, joining a team, leading a team, and the rules of the content areas (first guide, ten guides, first comment...).', params: UseridParam, response: { 200: Type.Array(Badge), ...errorResponses(404, 422) } },
-  }, async (request) => earnedBadges(db, (await existingUser(request.params.userid)).userid));
+  }, async (request) => earnedBadges(fastify.badges, db, (await existingUser(request.params.userid)).userid));
 
   app.get('/user/badges', {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'Badges the logged-in user earned', response: { 200: Type.Array(Badge), ...errorResponses(401) } },
-  }, async (request) => earnedBadges(db, requireUser(request).userid));
+  }, async (request) => earnedBadges(fastify.badges, db, requireUser(request).userid));
 
   app.post('/users/unique_usernames', {
     config: { auth: 'none' },
@@ -187,9 +183,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     const names = request.body.unique_usernames;
     const pattern = new RegExp(UniqueUsername.pattern!);
     const valid = names.filter((n) => pattern.test(n));
-    const taken = new Set(valid.length
-      ? (await db.selectFrom('users').select('unique_username').where('unique_username', 'in', valid).execute()).map((r) => r.unique_username)
-      : []);
+    const taken = await takenUsernames(db, valid);
     return names.map((n) => ({ unique_username: n, valid: pattern.test(n), available: pattern.test(n) && !taken.has(n) }));
   });
 
@@ -197,8 +191,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'Accounts the logged-in user created', querystring: Type.Object({ ...OffsetLimit }), response: { 200: Type.Array(UserListItem), ...errorResponses(401, 422) } },
   }, async (request) => {
-    const rows = await db.selectFrom('users').selectAll().where('created_by', '=', requireUser(request).userid)
-      .orderBy('userid').limit(request.query.limit).offset(request.query.offset).execute();
+    const rows = await createdUsers(db, requireUser(request).userid, request.query);
     return toUserSummaries(db, config, rows);
   });
 
@@ -222,27 +215,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const admin = requireUser(request);
-    const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
-    const results = await db.transaction().execute(async (trx) => {
-      const out: Array<{ email: string; status: 'created' | 'exists' | 'invalid'; userid: number | null; message: string }> = [];
-      for (const raw of request.body.emails) {
-        const email = raw.trim().toLowerCase();
-        if (!emailPattern.test(email) || email.length > 254) {
-          out.push({ email: raw, status: 'invalid', userid: null, message: 'Not an e-mail address.' });
-          continue;
-        }
-        const existing = await trx.selectFrom('users').select('userid').where('email', '=', email).executeTakeFirst();
-        if (existing) {
-          out.push({ email, status: 'exists', userid: existing.userid, message: 'An account with this e-mail already exists.' });
-          continue;
-        }
-        const username = email.split('@')[0].slice(0, 100);
-        const userid = await createUser(trx, config, clock, { email, password: null, username, privileges: (request.body.privileges ?? ['User']) as Privilege[], created_by: admin.userid });
-        await startPasswordReset(trx, config, clock, { userid, email, username });
-        out.push({ email, status: 'created', userid, message: 'Created; a mail to set the password was sent.' });
-      }
-      return out;
-    });
+    const results = await createUsersByEmail(db, config, clock, admin.userid, request.body.emails, (request.body.privileges ?? ['User']) as Privilege[]);
     return { results };
   });
 

@@ -1,5 +1,5 @@
 // Account operations that span tables: creating users, issuing tokens, resets.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
@@ -121,5 +121,40 @@ export async function startPasswordReset(db: Kysely<Database>, config: Config, c
       `Hello ${user.username},\n\nSomeone asked to reset the password of your account. If it was you, ` +
       `send POST ${config.publicUrl}/api/2.0/users/reset_password/complete with {"token": "${token}", "password": "<new password>"} ` +
       `within an hour.\n\nIf it was not you, ignore this message.\n`,
+  });
+}
+
+/** Writes a user's changed columns (in the caller's transaction). */
+export async function updateUserRow(trx: Kysely<Database>, userid: number, set: Updateable<Database['users']>): Promise<void> {
+  if (Object.keys(set).length > 0) await trx.updateTable('users').set(set).where('userid', '=', userid).execute();
+}
+
+export interface CreateByEmailResult { email: string; status: 'created' | 'exists' | 'invalid'; userid: number | null; message: string }
+
+/**
+ * Accounts for a list of addresses, in one transaction: each new one gets a display name
+ * from its address and a password-reset mail; an address in use answers `exists`.
+ */
+export async function createUsersByEmail(db: Kysely<Database>, config: Config, clock: Clock, creator: number, emails: string[], privileges: Privilege[]): Promise<CreateByEmailResult[]> {
+  const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
+  return db.transaction().execute(async (trx) => {
+    const out: CreateByEmailResult[] = [];
+    for (const raw of emails) {
+      const email = raw.trim().toLowerCase();
+      if (!emailPattern.test(email) || email.length > 254) {
+        out.push({ email: raw, status: 'invalid', userid: null, message: 'Not an e-mail address.' });
+        continue;
+      }
+      const existing = await trx.selectFrom('users').select('userid').where('email', '=', email).executeTakeFirst();
+      if (existing) {
+        out.push({ email, status: 'exists', userid: existing.userid, message: 'An account with this e-mail already exists.' });
+        continue;
+      }
+      const username = email.split('@')[0].slice(0, 100);
+      const userid = await createUser(trx, config, clock, { email, password: null, username, privileges, created_by: creator });
+      await startPasswordReset(trx, config, clock, { userid, email, username });
+      out.push({ email, status: 'created', userid, message: 'Created; a mail to set the password was sent.' });
+    }
+    return out;
   });
 }

@@ -3,13 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import { errorResponses, Id, OffsetLimit, StringEnum } from '../../http/schemas.js';
 import { notFound } from '../../http/errors.js';
 import { requireSelfOrAdmin } from '../../http/auth.js';
 import { viewRecorder } from './view-history.recorder.js';
 import { docExists } from './view-history.docs.js';
+import { userExists, viewsPage, type ViewPage, type ViewsOf } from './view-history.queries.js';
 
 const TAG = ['User view history'];
 
@@ -29,8 +28,6 @@ const DateRange = {
 
 const ORDER_TEXT = 'Newest first (by date, then by the order recorded). Views are written in batches within a second of the read; this list first writes the views this server still holds.';
 
-type ViewQuery = SelectQueryBuilder<Database, 'view_history' | 'users', { userid: number; username: string; doc_type: string; docid: number; date: number }>;
-
 export async function viewHistoryRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app;
@@ -40,14 +37,10 @@ export async function viewHistoryRoutes(fastify: FastifyInstance) {
     await recorder.close();
   });
 
-  const base = (d: Kysely<Database>) => d.selectFrom('view_history').innerJoin('users', 'users.userid', 'view_history.userid')
-    .select(['view_history.userid', 'users.username', 'view_history.doc_type', 'view_history.docid', 'view_history.date']);
-
-  async function page(q: ViewQuery, query: { start_date?: number; end_date?: number; offset: number; limit: number }) {
+  /** First writes the views this server still holds, then reads the page. */
+  async function page(of: ViewsOf, query: ViewPage) {
     await recorder.flush();
-    if (query.start_date !== undefined) q = q.where('view_history.date', '>=', query.start_date);
-    if (query.end_date !== undefined) q = q.where('view_history.date', '<=', query.end_date);
-    const rows = await q.orderBy('view_history.date', 'desc').orderBy('view_history.viewid', 'desc').limit(query.limit).offset(query.offset).execute();
+    const rows = await viewsPage(db, of, query);
     return rows.map((r) => ({ userid: r.userid, username: r.username, doc_type: r.doc_type.toUpperCase() as 'GUIDE' | 'WIKI', docid: String(r.docid), date: r.date }));
   }
 
@@ -64,8 +57,8 @@ export async function viewHistoryRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const { userid } = request.params;
     requireSelfOrAdmin(request, userid);
-    if (!(await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst())) throw notFound('User');
-    return page(base(db).where('view_history.userid', '=', userid), request.query);
+    if (!(await userExists(db, userid))) throw notFound('User');
+    return page({ userid }, request.query);
   });
 
   app.get('/user_view_history/:doc_type/:docid', {
@@ -82,6 +75,6 @@ export async function viewHistoryRoutes(fastify: FastifyInstance) {
     const docType = request.params.doc_type.toLowerCase() as 'guide' | 'wiki';
     const { docid } = request.params;
     if (!(await docExists(db, docType, docid))) throw notFound(docType === 'guide' ? 'Guide' : 'Wiki');
-    return page(base(db).where('view_history.doc_type', '=', docType).where('view_history.docid', '=', docid), request.query);
+    return page({ docType, docid }, request.query);
   });
 }

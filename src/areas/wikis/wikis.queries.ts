@@ -178,3 +178,46 @@ export async function canEditWiki(db: Kysely<Database>, user: AuthUser | null, n
     default: return hasPrivilege(user, 'Author');
   }
 }
+
+/** A page of the titles of a namespace, alphabetically. */
+export async function namespaceTitles(db: Kysely<Database>, namespace: string, page: { offset: number; limit: number }): Promise<string[]> {
+  const rows = await db.selectFrom('wikis').select('title').where('namespace', '=', namespace).orderBy('title').limit(page.limit).offset(page.offset).execute();
+  return rows.map((r) => r.title);
+}
+
+/** A page of a namespace's wikis by wikiid; `modifiedSince`: changed since (in `langid`'s translation too, when given). */
+export function listWikis(db: Kysely<Database>, namespace: string, q: { offset: number; limit: number; modifiedSince?: number; langid?: string }) {
+  let query = db.selectFrom('wikis').selectAll('wikis').where('wikis.namespace', '=', namespace);
+  if (q.modifiedSince !== undefined) {
+    const since = q.modifiedSince;
+    if (q.langid) {
+      const lang = q.langid;
+      query = query.leftJoin('wiki_translations as t', (j) => j.onRef('t.wikiid', '=', 'wikis.wikiid').on('t.langid', '=', lang))
+        .where((eb) => eb.or([eb('wikis.modified_date', '>=', since), eb('t.modified_date', '>=', since)]));
+    } else {
+      query = query.where('wikis.modified_date', '>=', since);
+    }
+  }
+  return query.orderBy('wikis.wikiid').limit(q.limit).offset(q.offset).execute();
+}
+
+/** A kept revision of the wiki (any language), or undefined. */
+export function findWikiRevision(db: Kysely<Database>, wikiid: number, revisionid: number) {
+  return db.selectFrom('wiki_revisions').selectAll().where('revisionid', '=', revisionid).where('wikiid', '=', wikiid).executeTakeFirst();
+}
+
+/** Whether the wiki has a translation into `langid`. */
+export async function hasTranslation(db: Kysely<Database>, wikiid: number, langid: string): Promise<boolean> {
+  return !!(await db.selectFrom('wiki_translations').select('langid').where('wikiid', '=', wikiid).where('langid', '=', langid).executeTakeFirst());
+}
+
+/** A page of the wiki's revisions, newest first (of one language when given). */
+export function wikiRevisionRows(db: Kysely<Database>, wikiid: number, q: { langid?: string; offset: number; limit: number }) {
+  let sel = db.selectFrom('wiki_revisions').select(['revisionid', 'langid', 'action', 'userid', 'date', 'display_title']).where('wikiid', '=', wikiid);
+  if (q.langid) sel = sel.where('langid', '=', q.langid);
+  return sel.orderBy('revisionid', 'desc').limit(q.limit).offset(q.offset).execute();
+}
+
+export function findWikiRelease(db: Kysely<Database>, releaseid: number) {
+  return db.selectFrom('wiki_releases').selectAll().where('releaseid', '=', releaseid).executeTakeFirst();
+}

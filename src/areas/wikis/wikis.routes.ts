@@ -16,9 +16,10 @@ import { categoryHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
 import { fullRecord, releaseRecords } from './wikis.records.js';
 import {
-  canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, findWikiByShownTitle, lightRecords, sourceTexts, textsFor, type WikiRow, type WikiTexts,
+  canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, findWikiByShownTitle, findWikiRelease, findWikiRevision, hasTranslation, lightRecords, listWikis,
+  namespaceTitles, sourceTexts, textsFor, wikiRevisionRows, type WikiRow, type WikiTexts,
 } from './wikis.queries.js';
-import { createWiki, deleteWiki, editWiki, releaseWiki, revertWiki, setParent, tagWiki } from './wikis.service.js';
+import { createWiki, deleteWiki, editWiki, releaseWiki, removeWikiRelease, revertWiki, setParent, tagWiki } from './wikis.service.js';
 import { LightGuide } from '../guides/guides.schemas.js';
 import {
   CategoryParams, GetQuery, Hierarchy, Identification, Langid, ListQuery, NamespaceParam, ParentBody, ReleaseBody,
@@ -91,21 +92,9 @@ export async function wikisRoutes(fastify: FastifyInstance) {
       return categoryHierarchy(db, translator, { requireGuides: q.requireGuides ?? false, includeStubs: q.includeStubs ?? false, langid: q.langid, machineTranslateLangid: q.machineTranslateLangid });
     }
     if (q.display === 'titles') {
-      const rows = await db.selectFrom('wikis').select('title').where('namespace', '=', namespace).orderBy('title').limit(q.limit).offset(q.offset).execute();
-      return rows.map((r) => r.title);
+      return namespaceTitles(db, namespace, q);
     }
-    let query = db.selectFrom('wikis').selectAll('wikis').where('wikis.namespace', '=', namespace);
-    if (q.modifiedSince !== undefined) {
-      const since = q.modifiedSince;
-      if (q.langid) {
-        const lang = q.langid;
-        query = query.leftJoin('wiki_translations as t', (j) => j.onRef('t.wikiid', '=', 'wikis.wikiid').on('t.langid', '=', lang))
-          .where((eb) => eb.or([eb('wikis.modified_date', '>=', since), eb('t.modified_date', '>=', since)]));
-      } else {
-        query = query.where('wikis.modified_date', '>=', since);
-      }
-    }
-    const rows = await query.orderBy('wikis.wikiid').limit(q.limit).offset(q.offset).execute();
+    const rows = await listWikis(db, namespace, q);
     return lightRecords(db, config, rows, q.langid);
   });
 
@@ -124,7 +113,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     const wiki = await existing(namespace, title);
     let texts: WikiTexts;
     if (request.query.revisionid !== undefined) {
-      const rev = await db.selectFrom('wiki_revisions').selectAll().where('revisionid', '=', request.query.revisionid).where('wikiid', '=', wiki.wikiid).executeTakeFirst();
+      const rev = await findWikiRevision(db, wiki.wikiid, request.query.revisionid);
       if (!rev || (request.query.langid && rev.langid !== request.query.langid)) throw notFound('Revision');
       texts = { langid: rev.langid, display_title: rev.display_title, summary: rev.summary, contents_raw: rev.contents_raw, identification_raw: rev.identification_raw, revisionid: rev.revisionid, modified_date: rev.date };
     } else {
@@ -186,7 +175,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     const wiki = await existing(request.params.namespace, request.params.title);
     const user = await requireEditor(request, wiki);
     const langid = request.query.langid ?? wiki.langid;
-    if (langid !== wiki.langid && !(await db.selectFrom('wiki_translations').select('langid').where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst())) throw notFound('Translation');
+    if (langid !== wiki.langid && !(await hasTranslation(db, wiki.wikiid, langid))) throw notFound('Translation');
     await withRevision(wiki, langid, user, () => revertWiki(db, user, clock.now(), wiki, langid, request.query.revisionid, request.body.target_revisionid));
     return current(wiki.wikiid, langid, user);
   });
@@ -203,9 +192,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const wiki = await existing(request.params.namespace, request.params.title);
-    let q = db.selectFrom('wiki_revisions').select(['revisionid', 'langid', 'action', 'userid', 'date', 'display_title']).where('wikiid', '=', wiki.wikiid);
-    if (request.query.langid) q = q.where('langid', '=', request.query.langid);
-    const rows = await q.orderBy('revisionid', 'desc').limit(request.query.limit).offset(request.query.offset).execute();
+    const rows = await wikiRevisionRows(db, wiki.wikiid, request.query);
     const users = await loadUserSummaries(db, config, rows.map((r) => r.userid));
     return rows.map((r) => ({ revisionid: r.revisionid, langid: r.langid, action: r.action, user: r.userid ? users.get(r.userid) ?? null : null, date: r.date, display_title: r.display_title || wiki.title }));
   });
@@ -337,8 +324,8 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     const body = request.body;
     const langid = body.langid ?? wiki.langid;
     const releaseid = await withRevision(wiki, langid, user, () => releaseWiki(db, user, clock.now(), wiki, langid, request.query.revisionid, body));
-    const row = await db.selectFrom('wiki_releases').selectAll().where('releaseid', '=', releaseid).executeTakeFirstOrThrow();
-    return reply.status(201).send((await releaseRecords(db, config, [row]))[0]);
+    const row = await findWikiRelease(db, releaseid);
+    return reply.status(201).send((await releaseRecords(db, config, [row!]))[0]);
   });
 
   app.delete('/wikis/releases/:releaseid', {
@@ -350,12 +337,12 @@ export async function wikisRoutes(fastify: FastifyInstance) {
       response: { 200: WikiRelease, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
-    const release = await db.selectFrom('wiki_releases').selectAll().where('releaseid', '=', request.params.releaseid).executeTakeFirst();
+    const release = await findWikiRelease(db, request.params.releaseid);
     if (!release) throw notFound('Release');
     const wiki = await findWikiById(db, release.wikiid);
     if (!wiki) throw notFound('Release');
     await requireEditor(request, wiki);
-    await db.updateTable('wiki_releases').set({ status: 'removed' }).where('releaseid', '=', release.releaseid).execute();
+    await removeWikiRelease(db, release.releaseid);
     return (await releaseRecords(db, config, [{ ...release, status: 'removed' }]))[0];
   });
 }

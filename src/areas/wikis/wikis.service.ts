@@ -366,3 +366,8 @@ export async function releaseWiki(db: Kysely<Database>, user: AuthUser, now: num
     return row.releaseid;
   });
 }
+
+/** Marks a release removed (the record is kept). */
+export async function removeWikiRelease(db: Kysely<Database>, releaseid: number): Promise<void> {
+  await db.updateTable('wiki_releases').set({ status: 'removed' }).where('releaseid', '=', releaseid).execute();
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
 import { getFile, hasFfmpeg, makeImage, minimalPdf, solid, testVideo, upload } from '../../helpers/factories/media.js';
-import { registerMediaUsage } from '../../../src/areas/media/media-usage.js';
+import type { MediaUsageCheck } from '../../../src/areas/media/media-usage.js';
 
 const ITEM_FIELDS = ['created_date', 'filename', 'guid', 'id', 'isReady', 'kind', 'mime', 'size', 'state', 'type'];
 
@@ -147,9 +147,10 @@ describe('DELETE /user/media/{type}/{itemId}', () => {
     expect(res.json().message).toContain(`user ${owner.userid}`);
     await t.db.updateTable('users').set({ imageid: null }).where('userid', '=', owner.userid).execute();
 
-    // another area's check, as guides and wikis register theirs
+    // another area's check, as the guides area's `mediaUsages` slot adds its own
     const used = new Set<number>([img.id]);
-    registerMediaUsage(async (_db, kind, id) => (kind === 'image' && used.has(id) ? [{ type: 'guide_step', id: 77 }] : []));
+    const check: MediaUsageCheck = async (_db, kind, id) => (kind === 'image' && used.has(id) ? [{ type: 'guide_step', id: 77 }] : []);
+    (t.app.mediaUsages as MediaUsageCheck[]).push(check);
     const again = await t.del(`/user/media/GuideImage/${img.id}`, { token: owner.token });
     expect(again.statusCode).toBe(422);
     expect(again.json().message).toContain('guide_step 77');

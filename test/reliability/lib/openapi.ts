@@ -91,6 +91,15 @@ export function toJsonSchema(schema: any, doc: any, close: boolean, seen: string
   return out;
 }
 
+/** A parameter or response the document writes once in `components` and references. */
+function deref(node: any, doc: any): any {
+  if (!node || typeof node.$ref !== 'string') return node;
+  const ref: string = node.$ref;
+  const target = ref.startsWith('#/') ? ref.slice(2).split('/').reduce((o: any, k) => o?.[k], doc) : undefined;
+  if (!target) throw new Error(`unresolvable $ref ${ref}`);
+  return deref(target, doc);
+}
+
 /** The OpenAPI document of a ready app. */
 export function openApiDocument(app: FastifyInstance): any {
   return (app as any).swagger();
@@ -103,11 +112,12 @@ export function operations(doc: any): Operation[] {
     for (const m of METHODS) {
       const op = item[m];
       if (!op) continue;
-      const params: any[] = [...(item.parameters ?? []), ...(op.parameters ?? [])];
+      const params: any[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(p, doc));
       const conv = (p: any): Param => ({ name: p.name, in: p.in, required: !!p.required || p.in === 'path', schema: toJsonSchema(p.schema ?? {}, doc, false) });
       const responses: Record<string, JsonSchema | null> = {};
       const rawResponses: Record<string, JsonSchema | null> = {};
-      for (const [status, r] of Object.entries<any>(op.responses ?? {})) {
+      for (const [status, ref] of Object.entries<any>(op.responses ?? {})) {
+        const r = deref(ref, doc);
         const s = r?.content?.['application/json']?.schema;
         responses[status] = s ? toJsonSchema(s, doc, true) : null;
         rawResponses[status] = s ? toJsonSchema(s, doc, false) : null;
