@@ -169,7 +169,7 @@ export async function buildApp(options: BuildAppOptions) {
 
   app.decorate('guideApprovals', areas.find((a) => a.guideApprovals)?.guideApprovals ?? noApprovals);
   for (const area of areas) {
-    for (const [type, handler] of Object.entries(area.jobs?.(config) ?? {})) jobs.register(type, handler);
+    for (const [type, handler] of Object.entries(area.jobs?.(config, clock) ?? {})) jobs.register(type, handler);
     await app.register(area.routes, { prefix: BASE_PATH });
     if (area.publicRoutes) await app.register(area.publicRoutes);
   }

@@ -54,8 +54,8 @@ export interface Area {
   publicRoutes?: (app: FastifyInstance) => Promise<void>;
   /** Loads the area's demo content; runs once, in the order of `areas`. */
   seedDemo?: (ctx: DemoContext) => Promise<void>;
-  /** Background job handlers by type (a bare handler runs in the `other` lane). */
-  jobs?: (config: Config) => Record<string, JobHandler | JobType>;
+  /** Background job handlers by type (a bare handler runs in the `other` lane); `clock` is the app's. */
+  jobs?: (config: Config, clock: Clock) => Record<string, JobHandler | JobType>;
   /** The approvals area's answers to the guides area (see GuideApprovals). */
   guideApprovals?: GuideApprovals;
   /**

@@ -12,6 +12,7 @@ import type { SearchTables } from '../areas/search/search.tables.js';
 import type { GlossaryTables } from '../areas/translation-glossary/glossary.tables.js';
 import type { WorkLogTables } from '../areas/work-log/work-log.tables.js';
 import type { ApprovalsTables } from '../areas/approvals/approvals.tables.js';
+import type { ReviewTables } from '../areas/periodic-review/review.tables.js';
 import type { WebhooksTables } from '../areas/webhooks/webhooks.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables {}

@@ -176,6 +176,8 @@ export interface SearchFilter {
   targets: Array<{ type: string; namespaces?: string[] }>;
   /** Only these target languages; undefined: any. */
   langids?: string[];
+  /** Also rows not visible (private or deleted guides): for callers that check access on every hit themselves. */
+  includeHidden?: boolean;
 }
 
 export interface SearchHit {
@@ -225,7 +227,8 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
     ? sql`(t.kind = ${t.type} and t.namespace in (${sql.join(t.namespaces)}))`
     : sql`t.kind = ${t.type}`), sql` or `);
   const langFilter: RawBuilder<unknown> = filter.langids ? sql`and d.target_langid in (${sql.join(filter.langids)})` : sql``;
-  const rowFilter = sql`d.target_type in (${sql.join(types)}) and d.visible = 1 ${langFilter}`;
+  const visible = (alias: string) => (filter.includeHidden ? sql`` : sql`and ${sql.ref(`${alias}.visible`)} = 1`);
+  const rowFilter = sql`d.target_type in (${sql.join(types)}) ${visible('d')} ${langFilter}`;
 
   // The candidates: row ids of search_docs, each with the tier query that found it.
   let candidates: RawBuilder<unknown>;
@@ -249,7 +252,7 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
     select d.target_type as type, d.target_id as id, d.target_langid as langid, c.t as t, d.title as hit_title, t.title as title
     from (${candidates}) c
     join search_docs d on d.id = c.id
-    join search_docs t on t.kind = d.target_type and t.docid = d.target_id and t.langid = d.target_langid and t.visible = 1
+    join search_docs t on t.kind = d.target_type and t.docid = d.target_id and t.langid = d.target_langid ${visible('t')}
     where ${targetFilter}`.execute(db);
 
   // The ranking, in one place for both databases (their collations and folding differ).

@@ -19,6 +19,7 @@ import { WebhookEventGroup, WebhookEventItem, WebhookLogRow, WebhookLogs, Webhoo
 import {
   ApprovalProcess, ApprovalProcessDetail, ApprovalRequest, ApprovalRequestGuide, ApprovalRequestStage, ApprovalSignature, ApprovalStage, ProcessSearchResult,
 } from '../areas/approvals/approvals.schemas.js';
+import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -37,6 +38,7 @@ export const RECORDS: Record<string, TSchema> = {
   WebhookSubscription, WebhookEventGroup, WebhookEvent: WebhookEventItem, WebhookLogs, WebhookLogRow, WebhookRedelivery,
   ApprovalProcess, ApprovalProcessDetail, ApprovalStage, ApprovalRequest, ApprovalRequestStage, ApprovalSignature, ApprovalRequestGuide,
   ApprovalProcessSearch: ProcessSearchResult,
+  ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

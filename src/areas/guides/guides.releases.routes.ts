@@ -115,7 +115,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Release a revision of a guide',
-      description: 'Body: `guideid`, `langid` (default: as for reading the guide), `revisionid` (a kept revision of that guide; default: the current one), `type` major or minor, `notes`, `version` (default: the next major or minor version after the newest release, from 1.0). Those who may edit the guide. Answers 201 with the release. When an approval process applies to the guide (GET /guides/{guideid}/approvalProcesses), the release is `pending` with its `approval_requestid`: the request\'s last approval makes it `released`, a rejection `rejected`.',
+      description: 'Body: `guideid`, `langid` (default: as for reading the guide), `revisionid` (a kept revision of that guide; default: the current one), `type` major or minor, `notes`, `version` (default: the next major or minor version after the newest release, from 1.0). Those who may edit the guide. Answers 201 with the release. When an approval process applies to the guide (GET /guides/{guideid}/approvalProcesses), the release is `pending` with its `approval_requestid`: the request\'s last approval makes it `released`, a rejection `rejected`. `reviewed` (extension: "I reviewed this") satisfies a periodic review of the guide once the release is released.',
       body: Type.Object({
         guideid: Id(),
         langid: Type.Optional(StringEnum(langs)),
@@ -123,6 +123,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
         type: StringEnum(RELEASE_TYPES),
         notes: Type.Optional(Type.String({ maxLength: 10_000 })),
         version: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+        reviewed: Type.Optional(Type.Boolean({ description: '"I reviewed this": the release counts as a periodic review of the guide from the moment it is released (default false).' })),
       }, { additionalProperties: false }),
       response: { 201: Release, ...errorResponses(401, 403, 404, 422) },
     },
@@ -135,7 +136,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
       .where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid).executeTakeFirst();
     if (!rev) throw invalidField('revisionid', `Revision ${revisionid} is not a revision of guide ${ctx.row.guideid} (${ctx.row.langid}).`);
     const row = await db.transaction().execute((trx) => release(trx, clock.now(), ctx.row, {
-      guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null,
+      guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null, reviewed: b.reviewed === true,
     }));
     return reply.status(201).send(await one(row));
   });

@@ -47,16 +47,31 @@ export async function nextVersion(db: Db, guideid: number, langid: string, type:
 }
 
 /**
+ * A slot for other areas: called inside the transaction in which a revision becomes
+ * released (the periodic review counts a release made with `reviewed`). Guides import
+ * none of the listeners; an area registers its own when its module loads.
+ */
+export type ReleasedListener = (trx: Db, release: ReleaseRow, now: number) => Promise<void>;
+const releasedListeners: ReleasedListener[] = [];
+export function onGuideReleased(listener: ReleasedListener) {
+  if (!releasedListeners.includes(listener)) releasedListeners.push(listener);
+}
+/** Tells the listeners that `release` is released now (call it wherever a release becomes `released`). */
+export async function guideReleased(trx: Db, release: ReleaseRow, now: number) {
+  for (const listener of releasedListeners) await listener(trx, release, now);
+}
+
+/**
  * Inserts a release of a kept revision; its title is the guide's title at that revision.
  * `pending` for a release an approval request decides (approvals area).
  */
-export async function createRelease(db: Db, now: number, r: { guideid: number; langid: string; revisionid: number; userid: number | null; type: string; notes: string; version?: string | null; status?: 'released' | 'pending' }) {
+export async function createRelease(db: Db, now: number, r: { guideid: number; langid: string; revisionid: number; userid: number | null; type: string; notes: string; version?: string | null; status?: 'released' | 'pending'; reviewed?: boolean }) {
   const rev = await db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', r.revisionid).executeTakeFirstOrThrow();
   const title = parseJson<GuideSnapshot | null>(rev.snapshot, null)?.fields.title ?? '';
   const version = r.version ?? (await nextVersion(db, r.guideid, r.langid, r.type));
   return db.insertInto('guide_releases').values({
     guideid: r.guideid, langid: r.langid, revisionid: r.revisionid, userid: r.userid, status: r.status ?? 'released', title, type: r.type, notes: r.notes,
-    version, init_date: now, release_date: r.status === 'pending' ? null : now,
+    version, init_date: now, release_date: r.status === 'pending' ? null : now, reviewed: r.reviewed ? 1 : 0,
   }).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -66,7 +81,9 @@ export async function createRelease(db: Db, now: number, r: { guideid: number; l
  * path that makes a release `released` (a direct release, a duplicate, a removed release
  * marked released again, an approval's last signature) calls it.
  */
-export function publishReleased(trx: Db, config: Config, now: number, row: ReleaseRow): Promise<void> {
+export async function publishReleased(trx: Db, config: Config, now: number, row: ReleaseRow): Promise<void> {
+  // The released-listeners (periodic review) on every path to `released` too.
+  await guideReleased(trx, row, now);
   return publishEvent(trx, { now: () => now }, {
     key: 'Guides.Published',
     title: 'Guide Published',

@@ -71,7 +71,7 @@ describe('the OpenAPI document', () => {
 
   it('says in its description what is served, and the reference page carries the API name', async () => {
     expect(doc.info.title).toBe('Content Platform REST API');
-    expect(doc.info.description).toMatch(/Served here: .*Guides.*Wikis.*Comments.*Translation glossary.*Work log.*Webhooks \(extension\).*Approvals[^.]*\./);
+    expect(doc.info.description).toMatch(/Served here: .*Guides.*Wikis.*Comments.*Translation glossary.*Work log.*Webhooks \(extension\).*Approvals.*Periodic review[^.]*\./);
     const page = await t.app.inject({ url: '/api/2.0/docs/' });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<title>Content Platform REST API 2.0</title>');

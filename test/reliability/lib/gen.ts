@@ -285,7 +285,12 @@ export function example(schema: JsonSchema | undefined, name = '', pools: Pools 
   const s = mergeAllOf(schema);
   if ('const' in s) return s.const;
   if (s.default !== undefined && depth > 0) return s.default;
-  if (Array.isArray(s.enum)) return s.enum.find((v: unknown) => v !== null) ?? s.enum[0];
+  if (Array.isArray(s.enum)) {
+    // An id-like enum (a doctype) takes the existing values in its pool, which other fields' pools may pair with (poolsFor).
+    const fromPool = isIdName(name) ? (pools[name] ?? []).filter((v) => s.enum.includes(v)) : [];
+    if (fromPool.length) return fromPool[n % fromPool.length];
+    return s.enum.find((v: unknown) => v !== null) ?? s.enum[0];
+  }
   if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) {
     const members: JsonSchema[] = s.anyOf ?? s.oneOf;
     return example(members.find((m) => !typesOf(m).includes('null')) ?? members[0], name, pools, n, depth + 1);

@@ -52,6 +52,14 @@ export async function poolsFor(world: World, op: Operation): Promise<Pools> {
     const rows = await world.tuples([name], pathHint(op.path));
     if (rows.length) pools[name] = rows.map((r) => (/^-?\d+$/.test(r[name]) ? Number(r[name]) : r[name]));
   }
+  // A document named by a pair (doctype, docid) takes both from one row, so that the pair exists.
+  for (const [kind, id] of [['doctype', 'docid'], ['doc_type', 'docid']]) {
+    if (!(kind in pools) || !(id in pools)) continue;
+    const rows = await world.tuples([kind, id], pathHint(op.path));
+    if (!rows.length) continue;
+    pools[kind] = rows.map((r) => r[kind]);
+    pools[id] = rows.map((r) => Number(r[id]));
+  }
   return pools;
 }
 

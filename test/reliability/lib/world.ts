@@ -161,7 +161,10 @@ export async function buildWorld(options: { config?: Partial<Config> } = {}): Pr
       // Prefer the table the (last) id names, then a table the path names (/wikis/...: wikis),
       // then the narrowest link table.
       const named = (h: string) => hint.some((seg) => seg.toLowerCase() === h || `${seg.toLowerCase()}s` === h || seg.toLowerCase() === `${h}s`);
-      const best = holders.find((h) => ownsId(h, names[names.length - 1])) ?? holders.find(named) ?? holders.sort((a, b) => cols.get(a)!.length - cols.get(b)!.length)[0] ?? null;
+      // An area's table named after the path's segment with the area's prefix (/periodic_review/documents: review_documents) comes next.
+      const prefixed = (h: string) => hint.some((seg) => h.endsWith(`_${seg.toLowerCase()}`) || h.endsWith(`_${seg.toLowerCase()}s`));
+      const best = holders.find((h) => ownsId(h, names[names.length - 1])) ?? holders.find(named) ?? holders.find(prefixed)
+        ?? holders.sort((a, b) => cols.get(a)!.length - cols.get(b)!.length)[0] ?? null;
       bestTable.set(key, best);
     }
     return bestTable.get(key)!;
