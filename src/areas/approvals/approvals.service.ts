@@ -10,6 +10,7 @@ import { fromBool, toBool } from '../../db/helpers.js';
 import { newToken } from '../../http/passwords.js';
 import { queueMail } from '../../jobs/mail.js';
 import { lockedAtRevision } from '../content/revisions.js';
+import { lockForTransaction } from '../../db/locks.js';
 import { approvalWebhooksEnabled, publishEvent, type WebhookEventKey } from '../webhooks/webhooks.outbox.js';
 import { publishReleased } from '../guides/guides.releases.js';
 import { invalidateGuide } from '../guides/guides.cache.js';
@@ -133,6 +134,9 @@ function uncoveredSubtree(tree: Awaited<ReturnType<typeof categoryTree>>, wikiid
  * their next approved release.
  */
 export async function attachProcess(trx: Db, clock: Clock, userid: number, wikiid: number, approval_processid: number): Promise<void> {
+  // Two attaches to one category at once would both delete nothing and both insert (a
+  // unique violation on PostgreSQL): they take turns.
+  await lockForTransaction(trx, `approval-category:${wikiid}`);
   const now = clock.now();
   const titles = uncoveredSubtree(await categoryTree(trx), wikiid);
   for (let i = 0; i < titles.length; i += 500) {
