@@ -59,6 +59,15 @@ type Recipe = (world: World, caller: Identity | null, n: number) => Promise<{ bo
 
 const anyUser = (world: World, caller: Identity | null) => caller ?? world.ids.user;
 
+/** A webhook subscription made through the API as the Admin (its id, as a path value). */
+async function webhookSubscription(w: World, n: number): Promise<string> {
+  const res = await w.t.app.inject({
+    method: 'POST', url: '/api/2.0/webhooks/subscriptions', headers: { authorization: `api ${w.ids.admin.token}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ title: `Reliability hook ${n}`, url: 'https://example.com/hooks', eventKeys: ['Guides.Published'], secretKey: 'reliability-secret-key' }),
+  });
+  return String(JSON.parse(res.body).id);
+}
+
 /** Routes whose valid request needs a secret or a side channel. */
 export const RECIPES: Record<string, Recipe> = {
   'POST /user/token': async (w, c) => ({ body: { email: anyUser(w, c).email, password: anyUser(w, c).password } }),
@@ -71,6 +80,15 @@ export const RECIPES: Record<string, Recipe> = {
     return { body: { token, password: 'a new password 123' } };
   },
   'POST /user/token/impersonate': async (w) => ({ body: { userid: w.ids.member.userid } }),
+  // Creations whose bodies name ids or keys the generator cannot guess (a signer, a reviewer,
+  // an event key): one valid body each, a different name per n.
+  'POST /webhooks/subscriptions': async (_w, _c, n) => ({ body: { title: `Reliability hook ${n}`, url: 'https://example.com/hooks', eventKeys: ['Guides.Published'], secretKey: 'reliability-secret-key' } }),
+  'GET /webhooks/subscriptions/{id}': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
+  'PATCH /webhooks/subscriptions/{id}': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) }, body: { title: `Reliability hook ${n} renamed` } }),
+  'DELETE /webhooks/subscriptions/{id}': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
+  'GET /webhooks/subscriptions/{id}/logs': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
+  'POST /approvals/process': async (w, _c, n) => ({ body: { name: `Reliability process ${n}`, stages: [{ userid: w.ids.admin.userid }] } }),
+  'POST /periodic_review': async (w, _c, n) => ({ body: { name: `Reliability schedule ${n}`, recurrence: 'interval', interval_days: 180, window_days: 14, userids: [w.ids.admin.userid] } }),
 };
 
 /** The `revisionid` of the object in a JSON value whose `key` is `id` (a step inside its guide), or of the root. */
