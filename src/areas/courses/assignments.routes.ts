@@ -103,12 +103,12 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
 
   app.delete('/course_assignments/:course_assignmentid', {
     config: { auth: 'user' },
-    schema: { tags: TAG, summary: 'Cancel a course assignment', description: 'Admins and the leads of the assignee. The assignment is kept, `cancelled` 1; completions stay. Cancelling a cancelled one changes nothing.', params: AssignmentParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
+    schema: { tags: TAG, summary: 'Cancel a course assignment', description: 'Admins and the leads of the assignee. The assignment is kept, `cancelled` 1; completions stay. A cancelled one is a 404.', params: AssignmentParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
   }, async (request, reply) => {
     const user = requireUser(request);
     const a = await existingAssignment(request.params.course_assignmentid, user);
     forbiddenUnless(await managesAssignee(db, user, a), 'Only Admins and the assignee\'s team leads cancel an assignment.');
-    await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid);
+    if (!(await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid))) throw notFound('Course assignment (not cancelled)');
     return reply.status(204).send(null);
   });
 
