@@ -35,7 +35,7 @@ function checked(res: LightMyRequestResponse, op: string, status: number) {
   return res.body ? res.json() : null;
 }
 
-async function course(stages = guides.map((g) => ({ doctype: 'guide', docid: g.guideid })), extra: Record<string, unknown> = {}) {
+async function course(stages: Array<Record<string, unknown>> = guides.map((g) => ({ doctype: 'guide', docid: g.guideid })), extra: Record<string, unknown> = {}) {
   return checked(await t.post('/courses', { token: author.token, body: { title: `Course ${Math.random().toString(36).slice(2)}`, contents: 'x', stages, ...extra } }), 'POST /courses', 201);
 }
 async function assign(body: Record<string, unknown>, who: TestUser = admin) {
