@@ -143,6 +143,12 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { doctype, docid } = request.params;
     await assignedOn(user.userid, doctype, docid);
+    const rev = request.body?.revisionid;
+    if (rev !== undefined) {
+      const known = doctype === 'guide' ? await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', rev).where('guideid', '=', docid).executeTakeFirst()
+        : doctype === 'wiki' ? await db.selectFrom('wiki_revisions').select('revisionid').where('revisionid', '=', rev).where('wikiid', '=', docid).executeTakeFirst() : undefined;
+      if (!known) throw invalidField('revisionid', `${rev} is not a revision of ${doctype} ${docid}.`);
+    }
     const n = await completeDocument(db, clock, config, user.userid, doctype, docid, request.body ?? {});
     return stageChange(user.userid, doctype, docid, n);
   });

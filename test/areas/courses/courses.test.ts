@@ -104,7 +104,12 @@ describe('assignments', () => {
     checked(await t.patch(`/course_assignments/start/guide/${g}`, { token: outsider.token }), 'PATCH /course_assignments/start/{doctype}/{docid}', 404);
     const started = checked(await t.patch(`/course_assignments/start/guide/${g}`, { token: member.token }), 'PATCH /course_assignments/start/{doctype}/{docid}', 200);
     expect(started.stages.find((s: any) => s.wikiid === c.wikiid).status).toBe('started');
-    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: {} }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: { revisionid: guides[1].revisionid } }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 422);
+    // Courses.StageCompleted goes through the webhook outbox in the completion's transaction.
+    checked(await t.post('/webhooks/subscriptions', { token: admin.token, body: { title: 'Courses', url: 'https://example.com/hooks', eventKeys: ['Courses.StageCompleted'], secretKey: 'a secret key for courses' } }), 'POST /webhooks/subscriptions', 201);
+    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: { revisionid: guides[0].revisionid } }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    const events = await t.db.selectFrom('webhook_deliveries').select('event').where('event_key', '=', 'Courses.StageCompleted').execute();
+    expect(events.map((e) => JSON.parse(e.event).data).filter((d: any) => d.userid === member.userid && d.course_stageid === c.stages[0].course_stageid)).toMatchObject([{ course_stageid: c.stages[0].course_stageid, doctype: 'guide', title: guides[0].title }]);
     checked(await t.patch(`/course_assignments/invalidate/guide/${g}/${member.userid}`, { token: outsider.token }), 'PATCH /course_assignments/invalidate/{doctype}/{docid}/{userid}', 403);
     const inv = checked(await t.patch(`/course_assignments/invalidate/guide/${g}/${member.userid}`, { token: lead.token }), 'PATCH /course_assignments/invalidate/{doctype}/{docid}/{userid}', 200);
     expect(inv.stages.find((s: any) => s.wikiid === c.wikiid).status).toBe('invalidated');
