@@ -35,11 +35,13 @@ const t = appForFile({}, async () => {
 /** The queries `run` sends, each with its parameters. */
 async function captured(run: () => Promise<unknown>): Promise<CompiledQuery[]> {
   const out: CompiledQuery[] = [];
-  t.app.dbHandle.setQueryListener((event) => { if (event.level === 'query') out.push(event.query); });
+  const listen = t.app.dbHandle.setQueryListener;
+  if (!listen) throw new Error('this database handle takes no query listener');
+  listen((event) => { if (event.level === 'query') out.push(event.query); });
   try {
     await run();
   } finally {
-    t.app.dbHandle.setQueryListener(null);
+    listen(null);
   }
   return out;
 }
