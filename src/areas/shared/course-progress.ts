@@ -342,3 +342,23 @@ export async function expireDue(trx: Db, now: number, scope: Partial<{ wikiid: n
 
 /** The end of a completion's validity for `stage` completed at `at` (its recurrence), or null. */
 export const expiryOf = (stage: Pick<AssignedStage, 'frequency_quantity' | 'frequency_unit'>, at: number) => recurrenceEnd(at, stage.frequency_quantity, stage.frequency_unit);
+
+/**
+ * A release of a document became `released` (inside its transaction): every user's
+ * completed or started stage on it whose strictness asks for it is invalidated (`minor`:
+ * any release; `major`: a major one). Guides call it through the released slot (courses
+ * area), wikis from their release.
+ */
+export async function invalidateReleasedDocument(trx: Db, now: number, doc: { doctype: 'guide' | 'wiki'; docid: number; type: string }): Promise<number> {
+  const stages = await trx.selectFrom('course_stages').select(['course_stageid'])
+    .where('doctype', '=', doc.doctype).where('docid', '=', doc.docid).where('active', '=', 1)
+    .where('strictness', 'in', doc.type === 'major' ? ['major', 'minor'] : ['minor'])
+    .execute();
+  if (!stages.length) return 0;
+  const ids = stages.map((s) => s.course_stageid);
+  const users = await trx.selectFrom('course_stage_statuses').select('userid').distinct()
+    .where('course_stageid', 'in', ids).where('status', 'in', ['completed', 'started']).execute();
+  let n = 0;
+  for (const { userid } of users) n += await invalidateStages(trx, now, userid, ids);
+  return n;
+}

@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
+import { makeWiki } from '../../helpers/factories/wikis.js';
 import { openApiDocument, operations, type Operation } from '../../reliability/lib/openapi.js';
 import { checkResponse } from '../../reliability/lib/validate.js';
 import { expireCourses } from '../../../src/areas/courses/courses.jobs.js';
@@ -155,6 +156,20 @@ describe('assignments', () => {
     expect(checked(await t.get('/course_assignments/teamSummaries', { token: lead.token }), 'GET /course_assignments/teamSummaries', 200).map((s: any) => s.teamid)).toContain(team.teamid);
     checked(await t.get(`/course_assignments/teamSummaries/${team.teamid}`, { token: lead.token }), 'GET /course_assignments/teamSummaries/{teamid}', 200);
     checked(await t.get(`/course_assignments/teamSummaries/${team.teamid}`, { token: member.token }), 'GET /course_assignments/teamSummaries/{teamid}', 403);
+  });
+});
+
+describe('releases', () => {
+  it('a released wiki invalidates completions of its stages by strictness (minor: any release)', async () => {
+    const wiki = await makeWiki(t, author);
+    const c = await course([{ doctype: 'wiki', docid: wiki.wikiid, strictness: 'minor' }, { doctype: 'guide', docid: guides[0].guideid }]);
+    const u = await makeUser(t);
+    await assign({ wikiid: c.wikiid, assignee_userid: u.userid });
+    const done = checked(await t.patch(`/course_assignments/complete/wiki/${wiki.wikiid}`, { token: u.token }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    expect(done.stages[0]).toMatchObject({ status: 'completed', last_completion: { course_stage_doc_revisionid: wiki.revisionid } });
+    expect((await t.post(`/wikis/${wiki.wikiid}/releases?revisionid=${wiki.revisionid}`, { token: author.token, body: { type: 'minor' } })).statusCode).toBe(201);
+    const one = checked(await t.get(`/course_assignments/completion/${c.wikiid}/${u.userid}`, { token: u.token }), 'GET /course_assignments/completion/{wikiid}/{userid}', 200);
+    expect(one.stages.map((s: any) => s.status)).toEqual(['invalidated', null]);
   });
 });
 
