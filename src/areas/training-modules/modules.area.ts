@@ -1,0 +1,11 @@
+import type { Area } from '../area.js';
+import { moduleRoutes } from './modules.routes.js';
+import { playerRoutes } from './modules.player.js';
+import { IMPORT_JOB, importJob } from './modules.service.js';
+
+export const trainingModulesArea: Area = {
+  name: 'external_training_modules',
+  routes: moduleRoutes,
+  publicRoutes: playerRoutes,
+  jobs: (config, clock) => ({ [IMPORT_JOB]: importJob(config, clock) }),
+};
