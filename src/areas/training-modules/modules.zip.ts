@@ -111,6 +111,8 @@ export async function scanPackage(path: string, limits: PackageLimits): Promise<
       });
     } catch (err) {
       if (err instanceof PackageRefused) throw err;
+      const message = (err as Error).message;
+      if (['invalid relative path', 'absolute path', 'invalid characters in fileName'].some((m) => message.includes(m))) throw new PackageRefused('unsafe_path', `An entry would be written outside the package (${message}).`);
       throw new PackageRefused('bad_zip', `The package's directory is invalid (${(err as Error).message}).`);
     }
     if (totalBytes > RATIO_FLOOR && totalBytes > limits.moduleMaxRatio * Math.max(1, totalCompressed)) {
