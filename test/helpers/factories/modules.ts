@@ -22,3 +22,16 @@ export async function makeModule(t: TestApp, admin: TestUser, version: '1.2' | '
   expect(res.statusCode, res.body).toBe(200);
   return { importid, external_training_moduleid };
 }
+
+/** A course (inserted as the courses contract defines its rows) with one stage on the module, assigned to `learner`. */
+export async function courseWithModule(t: TestApp, author: TestUser, moduleid: number, learner?: TestUser) {
+  const now = t.clock.now();
+  const title = `Course ${moduleid}-${now}-${Math.random().toString(36).slice(2, 8)}`;
+  const { wikiid } = await t.db.insertInto('courses').values({ langid: 'en', title, title_lower: title.toLowerCase(), publish_date: null, userid: author.userid, created_date: now, modified_date: now } as never).returning('wikiid').executeTakeFirstOrThrow();
+  const { course_stageid } = await t.db.insertInto('course_stages').values({
+    wikiid, position: 0, doctype: 'external_training_module', docid: moduleid, strictness: null, frequency_quantity: null, frequency_unit: null,
+    stage_assessmentid: null, assessmenttype: null, teamid_signer: null, quiz_passing_score: null, attempts_limit: null, skills_points_possible: null,
+  } as never).returning('course_stageid').executeTakeFirstOrThrow();
+  if (learner) await t.db.insertInto('course_assignments').values({ wikiid, assignee_userid: learner.userid, assignee_teamid: null, userid_assigner: author.userid, due_within: null, created_date: now } as never).execute();
+  return { wikiid, course_stageid, title };
+}
