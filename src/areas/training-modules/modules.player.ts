@@ -133,9 +133,9 @@ export async function playerRoutes(app: FastifyInstance) {
       .replace(/</g, '\\u003c');
     const html = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">' +
       `<title>${escapeHtml(data.title)}</title><link rel="stylesheet" href="/training-modules/runtime/player.css"></head><body>` +
-      `<div id="status"></div><script type="application/json" id="player-config">${cfg}</script>` +
-      '<script src="/training-modules/runtime/scorm-again.min.js"></script><script src="/training-modules/runtime/player.js"></script>' +
-      `<iframe id="content" title="${escapeHtml(data.title)}"></iframe></body></html>`;
+      `<div id="status"></div><iframe id="content" title="${escapeHtml(data.title)}"></iframe>` +
+      `<script type="application/json" id="player-config">${cfg}</script>` +
+      '<script src="/training-modules/runtime/scorm-again.min.js"></script><script src="/training-modules/runtime/player.js"></script></body></html>';
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PLAYER_CSP).header('cache-control', 'no-store')
       .header('x-frame-options', 'SAMEORIGIN').send(html);
   });
