@@ -20,6 +20,10 @@ import {
   ApprovalProcess, ApprovalProcessDetail, ApprovalRequest, ApprovalRequestGuide, ApprovalRequestStage, ApprovalSignature, ApprovalStage, ProcessSearchResult,
 } from '../areas/approvals/approvals.schemas.js';
 import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
+import {
+  AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course,
+  CourseAssignment, CourseStage, IndividualSummary, LastCompletion, StageChange, StageCompletionResult, TeamSummary as CourseTeamSummary, UserCompletionStatus, UserStage,
+} from '../areas/courses/courses.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -39,6 +43,11 @@ export const RECORDS: Record<string, TSchema> = {
   ApprovalProcess, ApprovalProcessDetail, ApprovalStage, ApprovalRequest, ApprovalRequestStage, ApprovalSignature, ApprovalRequestGuide,
   ApprovalProcessSearch: ProcessSearchResult,
   ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
+  Course, CourseStage, CourseLastCompletion: LastCompletion, CourseUserStage: UserStage, CourseUserCompletionStatus: UserCompletionStatus, CourseAssignment,
+  CourseAssigneeUser: AssigneeUser, CourseAssigneeTeam: AssigneeTeam, CourseAssigneeStage: AssigneeStage, CourseAssigneeDetail: AssigneeDetail,
+  CourseCompletion: CompletionRow, CourseCompletionDetail: CompletionDetail, CourseStageChange: StageChange, CourseBulkChange: BulkChange,
+  CourseStageCompletionResult: StageCompletionResult, CourseIndividualSummary: IndividualSummary, CourseTeamSummary, CourseAssignmentSource: AssignmentSource,
+  CourseAssignmentDetails: AssignmentDetails,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -22,12 +22,12 @@ export async function seedCoursesDemo(ctx: DemoContext) {
   ids.courseMaintenance = wikiid;
   await assignCourse(db, clock, users.author, { wikiid, assignee_userid: null, assignee_teamid: teams.maintenance, due_within: 30 * 86_400 });
   const entry = await db.selectFrom('work_log').select(['entryid', 'revisionid']).where('guideid', '=', ids.guideReplacement).where('userid', '=', users.user).where('status', '=', 'complete').executeTakeFirst();
-  await db.transaction().execute(async (trx) => {
+  await (async (trx: typeof db) => {
     await completeStagesOnDocument(trx, clock, {
       userid: users.user, doctype: 'guide', docid: ids.guideReplacement, doc_revisionid: entry?.revisionid ?? null, via: entry ? 'work_log' : 'explicit',
       source: entry ? { work_log_entryid: entry.entryid } : undefined,
     });
     await startStages(trx, clock.now(), users.user, await stagesReaching(trx, users.user, { doctype: 'guide', docid: ids.guideLoto }), ids.guideLotoRevision ?? null);
-  });
+  })(db);
   ctx.log('courses: "Line maintenance basics" (3 stages) assigned to the Maintenance crew; Uma User part-way');
 }

@@ -18,6 +18,11 @@ import { currentDocRevision } from './courses.queries.js';
 
 type Db = Kysely<Database>;
 
+/** Runs `fn` in a transaction, or in the caller's when `db` is one already (the demo seeds in one). */
+function inTx<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 export interface CourseFields {
   title?: string;
   contents?: string;
@@ -64,7 +69,7 @@ async function snapshot(trx: Db, wikiid: number, userid: number | null, now: num
 
 export async function createCourse(db: Db, clock: Clock, config: Config, userid: number, f: Required<Pick<CourseFields, 'title' | 'contents'>> & CourseFields, stages: StageInput[]): Promise<number> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const { wikiid } = await trx.insertInto('courses').values({
       langid: config.languages[0], title: f.title, title_lower: f.title.toLowerCase(), contents_raw: f.contents, publish_date: f.publish_date ?? null,
       enabled: f.enabled === false ? 0 : 1, userid, created_date: now, modified_date: now, stages_count: stages.length,
@@ -78,7 +83,7 @@ export async function createCourse(db: Db, clock: Clock, config: Config, userid:
 /** Changes a course at `revisionid` (StaleRevision otherwise); stages, when sent, replace the list and every assignee's progress is recomputed. */
 export async function editCourse(db: Db, clock: Clock, userid: number, wikiid: number, revisionid: number, f: CourseFields, stages: StageInput[] | undefined): Promise<void> {
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
+  await inTx(db, async (trx) => {
     const locked = await trx.updateTable('courses').set({
       modified_date: now,
       ...(f.title !== undefined ? { title: f.title, title_lower: f.title.toLowerCase() } : {}),
@@ -98,7 +103,7 @@ export async function editCourse(db: Db, clock: Clock, userid: number, wikiid: n
 /** Soft delete: the course leaves lists and cannot be assigned; assignments and completions stay. Answers false when it was already gone. */
 export async function deleteCourse(db: Db, clock: Clock, wikiid: number): Promise<boolean> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const res = await trx.updateTable('courses').set({ deleted: 1, modified_date: now }).where('wikiid', '=', wikiid).where('deleted', '=', 0).executeTakeFirst();
     if (!Number(res.numUpdatedRows)) return false;
     await syncAssignees(trx, now, { wikiid });
@@ -109,7 +114,7 @@ export async function deleteCourse(db: Db, clock: Clock, wikiid: number): Promis
 /** Assigns a course; answers the id, or null when the same assignee already has an active assignment of it. */
 export async function assignCourse(db: Db, clock: Clock, userid: number, a: { wikiid: number; assignee_userid: number | null; assignee_teamid: number | null; due_within: number | null }): Promise<number | null> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     // Locks the course row: two identical assignments at once cannot both find none.
     const live = await trx.updateTable('courses').set({ deleted: 0 }).where('wikiid', '=', a.wikiid).where('deleted', '=', 0).executeTakeFirst();
     if (!Number(live.numUpdatedRows)) return null;
@@ -127,7 +132,7 @@ export async function assignCourse(db: Db, clock: Clock, userid: number, a: { wi
 /** Cancels an assignment (kept, `cancelled` 1); answers false when it was already cancelled. */
 export async function cancelAssignment(db: Db, clock: Clock, course_assignmentid: number, wikiid: number): Promise<boolean> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const res = await trx.updateTable('course_assignments').set({ cancelled: 1, cancelled_date: now }).where('course_assignmentid', '=', course_assignmentid).where('cancelled', '=', 0).executeTakeFirst();
     if (!Number(res.numUpdatedRows)) return false;
     await syncAssignees(trx, now, { wikiid });
@@ -149,7 +154,7 @@ export async function stagesReaching(db: Db, userid: number, filter: { doctype?:
 }
 
 export async function startDocument(db: Db, clock: Clock, config: Config, userid: number, doctype: string, docid: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const stages = await stagesReaching(trx, userid, { doctype, docid });
     return startStages(trx, clock.now(), userid, stages, (await currentDocRevision(trx, config, doctype, docid)) ?? null);
   });
@@ -157,14 +162,14 @@ export async function startDocument(db: Db, clock: Clock, config: Config, userid
 
 /** The explicit complete of the learner: plain stages on the document (assessed and module stages complete their own way). */
 export async function completeDocument(db: Db, clock: Clock, config: Config, userid: number, doctype: string, docid: number, o: { course_stageid?: number; revisionid?: number }): Promise<number> {
-  return db.transaction().execute(async (trx) => completeStagesOnDocument(trx, clock, {
+  return inTx(db, async (trx) => completeStagesOnDocument(trx, clock, {
     userid, doctype: doctype as CourseDoctype, docid, via: 'explicit', course_stageid: o.course_stageid,
     doc_revisionid: o.revisionid ?? (await currentDocRevision(trx, config, doctype, docid)) ?? null,
   }));
 }
 
 export async function invalidateDocument(db: Db, clock: Clock, managerid: number, userid: number, doctype: string, docid: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const stages = await stagesReaching(trx, userid, { doctype, docid });
     return invalidateStages(trx, clock.now(), userid, stages.map((s) => s.course_stageid), managerid);
   });
@@ -172,7 +177,7 @@ export async function invalidateDocument(db: Db, clock: Clock, managerid: number
 
 /** A manager completes (override) or invalidates every assigned stage of each user (of one course when `wikiid`). */
 export async function overrideAll(db: Db, clock: Clock, config: Config, managerid: number, userids: number[], action: 'complete' | 'invalidate', wikiid?: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     let n = 0;
     for (const userid of userids) {
       const stages = await stagesReaching(trx, userid, { wikiid });
@@ -190,7 +195,7 @@ export async function overrideAll(db: Db, clock: Clock, config: Config, manageri
 
 /** Bulk stage completions by a manager; answers, per item, whether it moved. */
 export async function bulkComplete(db: Db, clock: Clock, config: Config, managerid: number, items: Array<{ userid: number; stage: AssignedStage }>): Promise<boolean[]> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const out: boolean[] = [];
     for (const { userid, stage } of items) {
       out.push((await completeStages(trx, clock, userid, [stage], { doc_revisionid: (await currentDocRevision(trx, config, stage.doctype, stage.docid)) ?? null, via: 'bulk', manager_override_userid: managerid })) > 0);
@@ -221,5 +226,5 @@ onGuideReleased(invalidateOnRelease);
 
 /** The expiry run: applies every expiry due at `now` (idempotent). */
 export async function runExpiry(db: Db, now: number): Promise<number> {
-  return db.transaction().execute((trx) => expireDue(trx, now));
+  return inTx(db, (trx) => expireDue(trx, now));
 }
