@@ -26,10 +26,15 @@ const MAX_VALUE_LENGTH = 64_000;
 
 export class NotStartable extends Error {}
 
+/** Runs `fn` in a transaction of its own, or in the caller's (the demo seed's). */
+function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 /** A new import: of a new module (created with it), or of a new version of `moduleid`. */
 export async function createImport(db: Kysely<Database>, clock: Clock, userid: number, moduleid: number | null): Promise<number> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     let id = moduleid;
     let sequence = 1;
     if (id === null) {
@@ -54,7 +59,7 @@ export async function createImport(db: Kysely<Database>, clock: Clock, userid: n
  */
 export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }) {
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const res = await trx.updateTable('training_module_imports')
       .set({ status: 'RUNNING', percent: 0, message: source.kind === 'url' ? 'Waiting to download.' : 'Waiting to unpack.', source: source.kind, source_url: source.kind === 'url' ? source.url : null, started_date: now })
       .where('importid', '=', importid).where('status', '=', 'CREATED').executeTakeFirst();
@@ -77,7 +82,7 @@ export async function cancelImport(db: Kysely<Database>, clock: Clock, importid:
 
 /** Makes a completed import of the module its current or draft version. */
 export async function chooseImport(db: Kysely<Database>, clock: Clock, module: { external_training_moduleid: number }, imp: ImportRow, which: 'current' | 'draft') {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.updateTable('training_modules')
       .set(which === 'current' ? { current_importid: imp.importid, title: imp.title ?? 'Untitled module', modified_date: clock.now() } : { draft_importid: imp.importid, modified_date: clock.now() })
       .where('external_training_moduleid', '=', module.external_training_moduleid).execute();
@@ -131,7 +136,7 @@ export function importJob(config: Config, clock: Clock): JobType {
         const file = launchFilePath(manifest.launch);
         if (!file || !scanned.entries.some((e) => e.name === file)) throw new ManifestError(`The launch file "${manifest.launch.slice(0, 200)}" is not in the package.`);
         const numeric = manifest.version !== null && /^\d{1,9}$/.test(manifest.version) ? Number(manifest.version) : null;
-        await db.transaction().execute(async (trx) => {
+        await inTransaction(db, async (trx) => {
           const res = await trx.updateTable('training_module_imports').set({
             status: 'COMPLETE', percent: 100, message: 'Imported.', title: manifest.title, scorm_version: manifest.scorm_version, launch_path: manifest.launch,
             manifest_version: manifest.version, provider_version_number: numeric ?? imp.sequence, file_count: scanned.fileCount, total_bytes: scanned.totalBytes, finished_date: clock.now(),

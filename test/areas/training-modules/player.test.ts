@@ -104,4 +104,16 @@ describe('usage', () => {
     checked(await t.get('/external_training_modules/999999/usage', { token: outsider.token }), 'GET /external_training_modules/{id}/usage', 404);
     checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, {}), 'GET /external_training_modules/{id}/usage', 401);
   });
+
+  it('a course stage takes a module id as docid (an unknown one: 422) and names the module', async () => {
+    const m = await makeModule(t, admin, '1.2');
+    const created = await t.post('/courses', { token: admin.token, body: { title: 'With a module', contents: 'x', stages: [{ doctype: 'external_training_module', docid: m.external_training_moduleid }] } });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().stages[0]).toMatchObject({ doctype: 'external_training_module', docid: m.external_training_moduleid, title: 'Module 1.2' });
+    const usage = checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, { token: outsider.token }), 'GET /external_training_modules/{id}/usage', 200);
+    expect(usage.courses.map((c: { wikiid: number }) => c.wikiid)).toEqual([created.json().wikiid]);
+    const bad = await t.post('/courses', { token: admin.token, body: { title: 'Bad module', contents: 'x', stages: [{ doctype: 'external_training_module', docid: 999999 }] } });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors[0].field).toBe('stages[0].docid');
+  });
 });
