@@ -108,8 +108,12 @@ export function importJob(config: Config, clock: Clock): JobType {
     async run(payload: { importid: number }, ctx: JobContext) {
       const db = ctx.db;
       const imp = await findImport(db, payload.importid);
-      if (!imp || imp.status !== 'RUNNING') return;
-      const staged = stagedZip(config.dataDir, imp.importid);
+      const staged = stagedZip(config.dataDir, payload.importid);
+      if (!imp || imp.status !== 'RUNNING') {
+        // Cancelled before it ran: its package is not needed any more.
+        await rm(staged, { force: true });
+        return;
+      }
       const dest = importDir(config.dataDir, imp.importid);
       try {
         await rm(dest, { recursive: true, force: true });
