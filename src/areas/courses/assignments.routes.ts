@@ -12,7 +12,7 @@ import { Empty, errorResponses, Id, IdParam } from '../../http/schemas.js';
 import { invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
-import { expireDue, syncAssignees } from '../shared/course-progress.js';
+import { bringUpToDate } from '../shared/course-progress.js';
 import {
   AssignmentCreate, AssignmentDetails, AssignmentSource, BulkChange, CompleteBody, CompletionDetail, CompletionRow, CourseAssignment, DocParams,
   IdsBody, IndividualSummary, PageQuery, ScopeBody, StageChange, StageCompletionResult, StageCompletionsBody, TeamSummary,
@@ -35,10 +35,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
 
   /** Membership and expiry brought up to now for one user or course before it is read (a read agrees with the next expiry run). */
   async function current(scope: { userid: number } | { wikiid: number }) {
-    await db.transaction().execute(async (trx) => {
-      await syncAssignees(trx, clock.now(), scope);
-      await expireDue(trx, clock.now(), scope);
-    });
+    await bringUpToDate(db, clock.now(), scope);
   }
 
   async function existingAssignment(id: number, user: AuthUser): Promise<AssignmentRow> {
@@ -103,12 +100,12 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
 
   app.delete('/course_assignments/:course_assignmentid', {
     config: { auth: 'user' },
-    schema: { tags: TAG, summary: 'Cancel a course assignment', description: 'Admins and the leads of the assignee. The assignment is kept, `cancelled` 1; completions stay. Cancelling a cancelled one changes nothing.', params: AssignmentParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
+    schema: { tags: TAG, summary: 'Cancel a course assignment', description: 'Admins and the leads of the assignee. The assignment is kept, `cancelled` 1; completions stay. A cancelled one is a 404.', params: AssignmentParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
   }, async (request, reply) => {
     const user = requireUser(request);
     const a = await existingAssignment(request.params.course_assignmentid, user);
     forbiddenUnless(await managesAssignee(db, user, a), 'Only Admins and the assignee\'s team leads cancel an assignment.');
-    await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid);
+    if (!(await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid))) throw notFound('Course assignment (not cancelled)');
     return reply.status(204).send(null);
   });
 
@@ -143,6 +140,12 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { doctype, docid } = request.params;
     await assignedOn(user.userid, doctype, docid);
+    const rev = request.body?.revisionid;
+    if (rev !== undefined) {
+      const known = doctype === 'guide' ? await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', rev).where('guideid', '=', docid).executeTakeFirst()
+        : doctype === 'wiki' ? await db.selectFrom('wiki_revisions').select('revisionid').where('revisionid', '=', rev).where('wikiid', '=', docid).executeTakeFirst() : undefined;
+      if (!known) throw invalidField('revisionid', `${rev} is not a revision of ${doctype} ${docid}.`);
+    }
     const n = await completeDocument(db, clock, config, user.userid, doctype, docid, request.body ?? {});
     return stageChange(user.userid, doctype, docid, n);
   });

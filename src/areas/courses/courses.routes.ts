@@ -12,7 +12,7 @@ import { forbiddenUnless } from '../../http/policy.js';
 import { likeEscape } from '../../db/helpers.js';
 import { answeringConflict } from '../content/revisions.js';
 import { guideRowReadable } from '../shared/guide-access.js';
-import { Course, CourseCreate, CourseListQuery, CoursePatch, type StageInput } from './courses.schemas.js';
+import { Course, CourseCreate, CourseListQuery, CoursePatch, RevisionQuery, type StageInput } from './courses.schemas.js';
 import { findCourse } from './courses.queries.js';
 import { courseRecords } from './courses.records.js';
 import { managesCourses, readsUser } from './courses.access.js';
@@ -137,8 +137,9 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Change a course (extension)',
-      description: 'Authors and Admins. Body: the current `revisionid` (409 with the current course otherwise) and the fields to change; `stages`, when sent, is the whole ordered list (stages named by `course_stageid` are kept with their completions, others added, the rest removed). Answers the course at its new revision.',
+      description: 'Authors and Admins. Query: the current `revisionid` (409 with the current course otherwise). Body: the fields to change; `stages`, when sent, is the whole ordered list (stages named by `course_stageid` are kept with their completions, others added, the rest removed). Answers the course at its new revision.',
       params: CourseParam,
+      querystring: RevisionQuery,
       body: CoursePatch,
       response: { 200: Course, 409: Course, ...errorResponses(401, 403, 404, 422) },
     },
@@ -150,7 +151,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (b.title !== undefined && !b.title.trim()) throw blank('title');
     if (b.stages) await checkStages(user, b.stages, wikiid);
     await answeringConflict(
-      () => editCourse(db, clock, user.userid, wikiid, b.revisionid, { title: b.title?.trim(), contents: b.contents, publish_date: b.publish_date, enabled: b.enabled }, b.stages),
+      () => editCourse(db, clock, user.userid, wikiid, request.query.revisionid, { title: b.title?.trim(), contents: b.contents, publish_date: b.publish_date, enabled: b.enabled }, b.stages),
       () => record(wikiid, user),
     );
     return record(wikiid, user);
@@ -163,7 +164,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
       summary: 'The PDF of a finished work log entry (extension)',
       description: 'The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end. Whoever may read the entry; 404 until it is finished.',
       params: IdParam('entryid'),
-      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'application/pdf' }), ...errorResponses(401, 403, 404, 422) },
+      response: { 200: { description: 'The PDF.', content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
     const user = requireUser(request);
@@ -171,7 +172,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (!row || row.status !== 'complete') throw notFound('Finished work log entry');
     forbiddenUnless(await readsEntry(db, config, user, row), 'You may not read this work log entry.');
     const pdf = await workLogPdf(db, clock.now(), row);
-    return reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="work-log-${row.entryid}.pdf"`).send(pdf);
+    return reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="work-log-${row.entryid}.pdf"`).send(pdf as unknown as string);
   });
 
   app.delete('/courses/:wikiid', {

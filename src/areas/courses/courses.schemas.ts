@@ -248,8 +248,9 @@ export const CourseCreate = Type.Object({
   stages: Type.Optional(Type.Array(StageInput, { maxItems: MAX_STAGES })),
 }, { additionalProperties: false });
 
+export const RevisionQuery = Type.Object({ revisionid: Id({ description: 'The course\'s current revisionid (409 with the current course otherwise).' }) });
+
 export const CoursePatch = Type.Object({
-  revisionid: Id(),
   title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   contents: Type.Optional(Type.String({ maxLength: 1_000_000 })),
   publish_date: Type.Optional(Nullable(TimestampParam())),

@@ -62,7 +62,7 @@ async function writeStages(trx: Db, wikiid: number, stages: StageInput[]) {
 async function snapshot(trx: Db, wikiid: number, userid: number | null, now: number): Promise<number> {
   const course = await trx.selectFrom('courses').select(['title', 'contents_raw', 'publish_date', 'enabled', 'deleted']).where('wikiid', '=', wikiid).executeTakeFirstOrThrow();
   const stages = await trx.selectFrom('course_stages').select([...STAGE_COLUMNS]).where('wikiid', '=', wikiid).where('active', '=', 1).orderBy('position').execute();
-  const { revisionid } = await trx.insertInto('course_revisions').values({ wikiid, userid, date: now, snapshot: JSON.stringify({ course, stages }) }).returning('revisionid').executeTakeFirstOrThrow();
+  const { revisionid } = await trx.insertInto('course_wiki_revisions').values({ wikiid, userid, date: now, snapshot: JSON.stringify({ course, stages }) }).returning('revisionid').executeTakeFirstOrThrow();
   await trx.updateTable('courses').set({ revisionid }).where('wikiid', '=', wikiid).execute();
   return revisionid;
 }
