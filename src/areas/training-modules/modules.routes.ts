@@ -14,7 +14,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, OffsetLimit } from '../../http/schemas.js';
 import { HttpError, invalidField, notFound, unprocessable } from '../../http/errors.js';
-import { requireUser, type AuthUser } from '../../http/auth.js';
+import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { hashToken } from '../../http/passwords.js';
 import {
@@ -109,13 +109,15 @@ export async function moduleRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Where a module is used',
-      description: 'The course stages that point at the module, with their courses.',
+      description: 'The course stages that point at the module, with their courses (disabled courses only for Authors, Admins and users with the manage-external-training-module permission, as course lists show them).',
       params: ModuleParam,
       response: { 200: ModuleUsage, ...errorResponses(401, 404, 422) },
     },
   }, async (request) => {
+    const user = requireUser(request);
     const module = await existingModule(request.params.id);
-    return { external_training_moduleid: module.external_training_moduleid, courses: await moduleUsage(db, config, module.external_training_moduleid) };
+    const includeDisabled = hasPrivilege(user, 'Author') || (await managesModules(db, user));
+    return { external_training_moduleid: module.external_training_moduleid, courses: await moduleUsage(db, config, module.external_training_moduleid, includeDisabled) };
   });
 
   // ------------------------------------------------------------ versions

@@ -101,6 +101,12 @@ describe('usage', () => {
     const usage = checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, { token: outsider.token }), 'GET /external_training_modules/{id}/usage', 200);
     expect(usage.courses.map((c: { course_stageid: number }) => c.course_stageid)).toEqual([one.course_stageid, two.course_stageid]);
     expect(usage.courses[0]).toMatchObject({ wikiid: one.wikiid, title: one.title });
+    // A disabled course is shown to Admins (and Authors, managers), not to other users.
+    await t.db.updateTable('courses').set({ enabled: 0 }).where('wikiid', '=', two.wikiid).execute();
+    const mine = checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, { token: outsider.token }), 'GET /external_training_modules/{id}/usage', 200);
+    expect(mine.courses.map((c: { wikiid: number }) => c.wikiid)).toEqual([one.wikiid]);
+    const all = checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, { token: admin.token }), 'GET /external_training_modules/{id}/usage', 200);
+    expect(all.courses.map((c: { wikiid: number }) => c.wikiid)).toEqual([one.wikiid, two.wikiid]);
     checked(await t.get('/external_training_modules/999999/usage', { token: outsider.token }), 'GET /external_training_modules/{id}/usage', 404);
     checked(await t.get(`/external_training_modules/${m.external_training_moduleid}/usage`, {}), 'GET /external_training_modules/{id}/usage', 401);
   });
