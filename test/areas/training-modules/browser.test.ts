@@ -71,4 +71,29 @@ describe.skipIf(!present)(`the SCORM player in a real browser (${CHROMIUM})`, ()
     expect(await page.content()).not.toContain(learner.token);
     await page.close();
   }, 60_000);
+
+  it('a saved attempt is restored into the runtime on the next launch (suspend_data, lesson_location)', async () => {
+    const [admin, learner] = [await makeAdmin(t), await makeUser(t)];
+    const m = await makeModule(t, admin, '1.2');
+    await courseWithModule(t, admin, m.external_training_moduleid, learner);
+    const first = (await t.get(`/external_training_modules/${m.external_training_moduleid}/player`, { token: learner.token })).json();
+    const token = first.commit_url.split('/').pop();
+    const saved = await t.post(`/external_training_modules/commits/${token}`, { body: { cmi: { core: { lesson_status: 'incomplete', lesson_location: 'page-3' }, suspend_data: 'viewed=1,2,3' } } });
+    expect(saved.json()).toEqual({ result: true, errorCode: 0 });
+    const again = (await t.get(`/external_training_modules/${m.external_training_moduleid}/player`, { token: learner.token })).json();
+    expect(again.attempt).toBe(1);
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(again.player_url, { waitUntil: 'load' });
+    const frame = page.frames().find((f) => f.url().includes('/content/index.html'));
+    await frame!.waitForFunction(() => (globalThis as any).document.getElementById('state').textContent === 'Ready', undefined, { timeout: 30_000 });
+    const restored = await frame!.evaluate(() => {
+      const api = (globalThis as any).parent.API;
+      return { suspend: api.LMSGetValue('cmi.suspend_data'), location: api.LMSGetValue('cmi.core.lesson_location') };
+    });
+    expect(restored).toEqual({ suspend: 'viewed=1,2,3', location: 'page-3' });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
