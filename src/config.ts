@@ -104,6 +104,14 @@ export interface Config {
   libreTranslateApiKey: string;
   /** Addresses and CIDR ranges outgoing requests may reach although they are not global (private, loopback...); empty: none. */
   outgoingAllow: string[];
+  /** External training modules: largest package (zip) upload or download, in bytes. */
+  moduleMaxBytes: number;
+  /** Most bytes a package may unpack to (declared and inflated). */
+  moduleMaxUnpackedBytes: number;
+  /** Most files (entries) in a package. */
+  moduleMaxFiles: number;
+  /** Largest compression ratio (unpacked / packed) of any entry over 1 MiB and of the whole package. */
+  moduleMaxRatio: number;
   /** The site's name, sent in webhook bodies (`siteName`). */
   siteName: string;
   /** The key sealing webhook signing keys in the database (AES-256-GCM); empty: a random key kept in DATA_DIR/webhook-secrets.key. */
@@ -218,6 +226,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
     outgoingAllow: list(env.OUTGOING_ALLOW).map((entry) => (parseAllowEntry(entry), entry)),
+    moduleMaxBytes: Math.max(1024, int('MODULE_MAX_BYTES', env.MODULE_MAX_BYTES, 200 * 1024 * 1024)),
+    moduleMaxUnpackedBytes: Math.max(1024, int('MODULE_MAX_UNPACKED_BYTES', env.MODULE_MAX_UNPACKED_BYTES, 1024 * 1024 * 1024)),
+    moduleMaxFiles: Math.max(1, int('MODULE_MAX_FILES', env.MODULE_MAX_FILES, 10_000)),
+    moduleMaxRatio: Math.max(1, int('MODULE_MAX_RATIO', env.MODULE_MAX_RATIO, 200)),
     siteName: env.SITE_NAME || 'Content Platform',
     webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),

@@ -14,7 +14,8 @@ import { webhooksArea } from './webhooks/webhooks.area.js';
 import { approvalsArea } from './approvals/approvals.area.js';
 import { periodicReviewArea } from './periodic-review/review.area.js';
 import { coursesArea } from './courses/courses.area.js';
+import { trainingModulesArea } from './training-modules/modules.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
-// that the wikis seeder fills in.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, coursesArea];
+// that the wikis seeder fills in; the modules' demo adds a stage to the demo course.
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, coursesArea, trainingModulesArea];

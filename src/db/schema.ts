@@ -15,5 +15,6 @@ import type { ApprovalsTables } from '../areas/approvals/approvals.tables.js';
 import type { ReviewTables } from '../areas/periodic-review/review.tables.js';
 import type { WebhooksTables } from '../areas/webhooks/webhooks.tables.js';
 import type { CoursesTables } from '../areas/courses/courses.tables.js';
+import type { TrainingModulesTables } from '../areas/training-modules/modules.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, TrainingModulesTables {}

@@ -878,10 +878,10 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "team_name": "Maintenance crew",
   "members_count": 2,
   "courses_assigned": 1,
-  "assignees": 2,
+  "assignees": 3,
   "completed": 0,
   "in_progress": 1,
-  "not_started": 1,
+  "not_started": 2,
   "overdue": 0,
   "completion_percentage": 0
  },
@@ -920,6 +920,71 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "status": null,
   "title": "Lockout/Tagout Before Maintenance"
  },
+ "ExternalTrainingModule": {
+  "external_training_moduleid": 1,
+  "title": "Safe lifting",
+  "scorm_version": "1.2",
+  "current_importid": 1,
+  "draft_importid": null,
+  "import_count": 1,
+  "created_date": 1800000000,
+  "modified_date": 1800000000
+ },
+ "ExternalTrainingModuleImport": {
+  "importid": 1,
+  "external_training_moduleid": 1,
+  "sequence": 1,
+  "provider_version_number": 1,
+  "status": "COMPLETE",
+  "percent": 100,
+  "message": "Imported.",
+  "source": "upload",
+  "source_url": null,
+  "title": "Safe lifting",
+  "scorm_version": "1.2",
+  "launch_file": "index.html",
+  "manifest_version": "1",
+  "file_count": 2,
+  "total_bytes": 1478,
+  "is_current": true,
+  "is_draft": false,
+  "userid_created": 2,
+  "created_date": 1800000000,
+  "started_date": 1800000000,
+  "finished_date": 1800000000
+ },
+ "ExternalTrainingModuleImportProgress": {
+  "importid": 1,
+  "external_training_moduleid": 1,
+  "status": "COMPLETE",
+  "percent": 100,
+  "message": "Imported."
+ },
+ "ExternalTrainingModulePlayer": {
+  "external_training_moduleid": 1,
+  "importid": 1,
+  "scorm_version": "1.2",
+  "title": "Safe lifting",
+  "preview": true,
+  "attempt": 1,
+  "player_url": "https://demo.example.com/training-modules/play/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E/",
+  "launch_url": "https://demo.example.com/training-modules/play/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E/content/index.html",
+  "commit_url": "https://demo.example.com/api/2.0/external_training_modules/commits/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E",
+  "token_expires": 1800043200,
+  "state": null,
+  "completed": false
+ },
+ "ExternalTrainingModuleUsage": {
+  "external_training_moduleid": 1,
+  "courses": [
+   {
+    "wikiid": 2,
+    "title": "Safe lifting (e-learning)",
+    "course_stageid": 4,
+    "url": "https://demo.example.com/api/2.0/wikis/COURSE/Safe%20lifting%20(e-learning)"
+   }
+  ]
+ },
  "Flag": {
   "flagid": "GUIDE_IN_PROGRESS",
   "image": "https://demo.example.com/static/flags/GUIDE_IN_PROGRESS.svg",
@@ -956,17 +1021,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "YcC68EFcUlZH2jDz",
-   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+   "guid": "XkBn4BWKyGrPn8BW",
+   "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -1063,23 +1128,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "imageURL": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "YcC68EFcUlZH2jDz",
-       "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+       "guid": "XkBn4BWKyGrPn8BW",
+       "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+       "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
       }
      ]
     },
@@ -1140,23 +1205,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+    "imageURL": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.standard?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "l8Ppmq9DEsdGUxYC",
-       "mini": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.mini?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "thumbnail": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.thumbnail?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "140x105": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.140x105?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "200x150": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.200x150?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "standard": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "440x330": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.440x330?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "medium": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.medium?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "large": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.large?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "huge": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.huge?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "original": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.original?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt"
+       "guid": "GfscaHnx8GTIeFL1",
+       "mini": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.mini?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "thumbnail": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.thumbnail?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "140x105": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.140x105?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "200x150": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.200x150?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "standard": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.standard?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "440x330": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.440x330?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "medium": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.medium?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "large": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.large?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "huge": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.huge?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+       "original": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.original?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh"
       }
      ]
     },
@@ -1228,17 +1293,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "YcC68EFcUlZH2jDz",
-   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+   "guid": "XkBn4BWKyGrPn8BW",
+   "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+   "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
   },
   "srcid": null,
   "width": 800,
@@ -1262,17 +1327,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "YcC68EFcUlZH2jDz",
-  "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+  "guid": "XkBn4BWKyGrPn8BW",
+  "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
  },
  "Item": {
   "type": "part",
@@ -1347,7 +1412,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "YcC68EFcUlZH2jDz",
+  "guid": "XkBn4BWKyGrPn8BW",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -1357,17 +1422,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "YcC68EFcUlZH2jDz",
-    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+    "guid": "XkBn4BWKyGrPn8BW",
+    "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
    },
    "srcid": null,
    "width": 800,
@@ -1699,23 +1764,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "imageURL": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "YcC68EFcUlZH2jDz",
-     "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+     "guid": "XkBn4BWKyGrPn8BW",
+     "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+     "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
     }
    ]
   },
@@ -1727,17 +1792,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "YcC68EFcUlZH2jDz",
-    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+    "guid": "XkBn4BWKyGrPn8BW",
+    "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
    }
   ]
  },
@@ -1793,7 +1858,8 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "gold": 0
   },
   "location": "",
-  "about": ""
+  "about": "",
+  "permissions": []
  },
  "UserListItem": {
   "userid": 1,
@@ -1841,7 +1907,8 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "guides": "https://demo.example.com/api/2.0/users/1/guides",
    "completions": "https://demo.example.com/api/2.0/users/1/completions",
    "favorites": "https://demo.example.com/api/2.0/users/1/favorites/guides"
-  }
+  },
+  "permissions": []
  },
  "UserSummary": {
   "userid": 1,

@@ -24,6 +24,7 @@ import {
   AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course,
   CourseAssignment, CourseStage, IndividualSummary, LastCompletion, StageChange, StageCompletionResult, TeamSummary as CourseTeamSummary, UserCompletionStatus, UserStage,
 } from '../areas/courses/courses.schemas.js';
+import { CommitResult, ImportProgress, ModuleImport, ModuleUsage, PlayerData, TrainingModule } from '../areas/training-modules/modules.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -48,6 +49,8 @@ export const RECORDS: Record<string, TSchema> = {
   CourseCompletion: CompletionRow, CourseCompletionDetail: CompletionDetail, CourseStageChange: StageChange, CourseBulkChange: BulkChange,
   CourseStageCompletionResult: StageCompletionResult, CourseIndividualSummary: IndividualSummary, CourseTeamSummary, CourseAssignmentSource: AssignmentSource,
   CourseAssignmentDetails: AssignmentDetails,
+  ExternalTrainingModule: TrainingModule, ExternalTrainingModuleImport: ModuleImport, ExternalTrainingModuleImportProgress: ImportProgress,
+  ExternalTrainingModuleUsage: ModuleUsage, ExternalTrainingModulePlayer: PlayerData, ScormCommitResult: CommitResult,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -45,6 +45,11 @@ export async function docInfo(db: Db, config: Config, docs: Array<{ doctype: str
     const rows = await db.selectFrom('wikis').select(['wikiid', 'namespace', 'title', 'display_title']).where('wikiid', 'in', wikiids).execute();
     for (const r of rows) out.set(docKey({ doctype: 'wiki', docid: r.wikiid }), { title: r.display_title || r.title, url: wikiUrl(config, r.namespace, r.title) });
   }
+  const moduleids = [...new Set(docs.filter((d) => d.doctype === 'external_training_module').map((d) => d.docid))];
+  if (moduleids.length) {
+    const rows = await db.selectFrom('training_modules').select(['external_training_moduleid', 'title']).where('external_training_moduleid', 'in', moduleids).execute();
+    for (const r of rows) out.set(docKey({ doctype: 'external_training_module', docid: r.external_training_moduleid }), { title: r.title, url: `${config.publicUrl}/ExternalTrainingModules/${r.external_training_moduleid}` });
+  }
   for (const d of docs) {
     if (!out.has(docKey(d))) out.set(docKey(d), d.doctype === 'external_training_module'
       ? { title: `Training module ${d.docid}`, url: `${config.publicUrl}/ExternalTrainingModules/${d.docid}` }

@@ -42,14 +42,17 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     const errors: FieldError[] = [];
     const guideids = stages.filter((s) => s.doctype === 'guide').map((s) => s.docid);
     const wikiids = stages.filter((s) => s.doctype === 'wiki').map((s) => s.docid);
+    const moduleids = stages.filter((s) => s.doctype === 'external_training_module').map((s) => s.docid);
     const teamids = stages.map((s) => s.teamid_signer).filter((x): x is number => x != null);
     const keep = stages.map((s) => s.course_stageid).filter((x): x is number => x != null);
-    const [guides, wikis, teams, own] = await Promise.all([
+    const [guides, wikis, teams, own, modules] = await Promise.all([
       guideids.length ? db.selectFrom('guides as g').select('g.guideid').distinct().where('g.guideid', 'in', guideids).where('g.deleted', '=', 0).where(guideRowReadable(user, 'g')).execute() : [],
       wikiids.length ? db.selectFrom('wikis').select('wikiid').where('wikiid', 'in', wikiids).execute() : [],
       teamids.length ? db.selectFrom('teams').select('teamid').where('teamid', 'in', teamids).execute() : [],
       keep.length && wikiid != null ? db.selectFrom('course_stages').select('course_stageid').where('course_stageid', 'in', keep).where('wikiid', '=', wikiid).where('active', '=', 1).execute() : [],
+      moduleids.length ? db.selectFrom('training_modules').select('external_training_moduleid').where('external_training_moduleid', 'in', moduleids).execute() : [],
     ]);
+    const m = new Set(modules.map((r) => r.external_training_moduleid));
     const g = new Set(guides.map((r) => r.guideid));
     const w = new Set(wikis.map((r) => r.wikiid));
     const t = new Set(teams.map((r) => r.teamid));
@@ -60,6 +63,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
       const bad = (name: string, message: string) => errors.push({ field: f(name), code: 'invalid_value', message, index: i });
       if (s.doctype === 'guide' && !g.has(s.docid)) bad('docid', `There is no guide ${s.docid} you may read.`);
       if (s.doctype === 'wiki' && !w.has(s.docid)) bad('docid', `There is no wiki ${s.docid}.`);
+      if (s.doctype === 'external_training_module' && !m.has(s.docid)) bad('docid', `There is no external training module ${s.docid}.`);
       if (s.course_stageid != null) {
         if (!o.has(s.course_stageid) || seen.has(s.course_stageid)) bad('course_stageid', `Stage ${s.course_stageid} is not a stage of this course (or is named twice).`);
         seen.add(s.course_stageid);

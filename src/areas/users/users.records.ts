@@ -8,7 +8,7 @@ import { userSummary, userUrl, type UserRow } from './users.queries.js';
 /** `badges`: every area's badge rules (`app.badges`). */
 export async function userDetailRecord(db: Kysely<Database>, config: Config, badges: readonly BadgeRule[], row: UserRow) {
   const [summary, badge_counts] = await Promise.all([userSummary(db, config, row), badgeCounts(badges, db, row.userid)]);
-  return { ...summary, badge_counts, location: row.location, about: row.about };
+  return { ...summary, badge_counts, location: row.location, about: row.about, permissions: (row.permissions ?? '').split(',').filter(Boolean) };
 }
 
 export async function userSelfRecord(db: Kysely<Database>, config: Config, badges: readonly BadgeRule[], row: UserRow) {

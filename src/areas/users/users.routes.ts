@@ -55,7 +55,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Update a user',
-      description: 'The user themself or an Admin. `privileges`, `enabled`, `banned`, `sso_userid` and `employee_id` are Admin only (403 otherwise). Changing one\'s own e-mail or password needs `current_password`. A new password ends every other token of the account; a new password or e-mail ends every outstanding reset token; an Admin who loses Admin, is disabled or banned loses every token they made by impersonation. Answers the updated user.',
+      description: 'The user themself or an Admin. `privileges`, `enabled`, `banned`, `sso_userid`, `employee_id` and `permissions` (extension: `manage-external-training-module`) are Admin only (403 otherwise). Changing one\'s own e-mail or password needs `current_password`. A new password ends every other token of the account; a new password or e-mail ends every outstanding reset token; an Admin who loses Admin, is disabled or banned loses every token they made by impersonation. Answers the updated user.',
       params: UseridParam,
       body: UserPatch,
       response: { 200: UserDetail, ...errorResponses(401, 403, 404, 422) },
@@ -65,7 +65,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     const row = await existingUser(request.params.userid);
     const b = request.body;
     const admin = isAdmin(caller);
-    for (const field of ['privileges', 'enabled', 'banned', 'sso_userid', 'employee_id'] as const) {
+    for (const field of ['privileges', 'enabled', 'banned', 'sso_userid', 'employee_id', 'permissions'] as const) {
       if (b[field] !== undefined && !admin) throw forbidden(`Only an Admin may change ${field}.`);
     }
     if ((b.email !== undefined || b.password !== undefined) && !admin) {
@@ -92,6 +92,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
       if (caller.userid === row.userid && !b.privileges.includes('Admin')) throw invalidField('privileges', 'An Admin cannot remove their own Admin privilege.');
       set.privileges = [...new Set(b.privileges)].join(',');
     }
+    if (b.permissions !== undefined) set.permissions = [...new Set(b.permissions)].join(',');
     if (b.enabled !== undefined) set.enabled = fromBool(b.enabled);
     // As the record shows it (a UNIX time, 0: not banned), or true (banned now, or since when it was) and false.
     if (b.banned !== undefined) set.banned = typeof b.banned === 'number' ? b.banned : b.banned ? row.banned || clock.now() : 0;

@@ -31,6 +31,7 @@ export const UserDetail = Type.Object({
   badge_counts: BadgeCounts,
   location: Type.String(),
   about: Type.String(),
+  permissions: Type.Optional(Type.Array(Type.String(), { description: 'Permissions beyond privileges (extension): manage-external-training-module.' })),
 });
 
 const Links = Type.Object({ self: Type.String(), guides: Type.String(), completions: Type.String(), favorites: Type.String() });
@@ -71,6 +72,9 @@ export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const UserListQuery = Type.Object({ ...OffsetLimit, order: Type.Optional(Order), joinedSince: Type.Optional(TimestampParam()) });
 export const SearchQuery = Type.Object({ ...OffsetLimit });
 
+/** Permissions an Admin grants beyond privileges (PATCH /users/{userid} `permissions`). */
+export const USER_PERMISSIONS = ['manage-external-training-module'] as const;
+
 export const UserPatch = Type.Object({
   username: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   unique_username: Type.Optional(Nullable(UniqueUsername)),
@@ -88,4 +92,5 @@ export const UserPatch = Type.Object({
   ], { description: 'Admin only. An integer timestamp (0: not banned) or a boolean.' })),
   sso_userid: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Admin only.' }))),
   employee_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Admin only.' }))),
+  permissions: Type.Optional(Type.Array(StringEnum(USER_PERMISSIONS), { maxItems: 10, description: 'Admin only (extension): the permissions the user has beyond privileges, replacing them; `manage-external-training-module` lets a user import and promote external training modules.' })),
 }, { additionalProperties: false });

@@ -20,6 +20,7 @@ import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as periodicReview from './2026_11_24_1300_periodic_review.js';
 import * as courses from './2026_11_25_0100_courses.js';
+import * as trainingModules from './2026_11_25_0300_training_modules.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1300_periodic_review': periodicReview,
   '2026_11_24_1400_category_stamp': categoryStamp,
   '2026_11_25_0100_courses': courses,
+  '2026_11_25_0300_training_modules': trainingModules,
 };

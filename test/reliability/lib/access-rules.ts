@@ -40,4 +40,7 @@ export const RULES: Record<string, ResourceRule> = {
   // A signature is personal: an Admin who is not a signer of the current stage is refused like anyone else.
   'POST /approvals/request/sign/{approval_requestid}': { admin: [403] },
   'POST /approvals/request/sign/{approval_requestid}/token': { admin: [403] },
+  // Player data is for a learner assigned to a course containing the module: an Admin who is
+  // not assigned is refused like anyone else (a manager previews an import instead).
+  'GET /external_training_modules/{id}/player': { admin: [403] },
 };

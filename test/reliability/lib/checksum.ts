@@ -11,6 +11,16 @@ import { isPostgres, listTables } from '../../../src/db/helpers.js';
  */
 export const EXEMPT_TABLES = /view_history|^kysely_migration|rate_limit/i;
 
+/**
+ * GETs that write on purpose, and what: a SCORM launch (player data, a preview) issues a
+ * commit token for the learner's attempt, stored hashed (a new attempt the first time).
+ * Only their answered (2xx) requests may change these tables; refused ones change nothing.
+ */
+export const LAUNCHING_GETS: Record<string, RegExp> = {
+  'GET /external_training_modules/{id}/player': /^training_module_attempts /,
+  'GET /external_training_modules/imports/{importid}/preview': /^training_module_attempts /,
+};
+
 export type Checksum = Map<string, string>;
 
 const tableCache = new WeakMap<object, { at: number; names: string[] }>();

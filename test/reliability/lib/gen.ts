@@ -116,7 +116,11 @@ function stringArb(schema: JsonSchema, name: string): fc.Arbitrary<string> {
     } catch {}
     if (re) {
       const r = re;
-      return fc.stringMatching(r).filter((s) => r.test(s) && (min === undefined || codePoints(s) >= min) && (max === undefined || codePoints(s) <= max));
+      // Padded to minLength first (with a character the pattern's last class may take), so
+      // that a pattern allowing shorter strings (tokens) does not make the filter reject
+      // nearly every candidate and the generator hang.
+      const pad = (s: string) => (min !== undefined && codePoints(s) < min ? [s.padEnd(min, s.slice(-1) || 'a'), s.padEnd(min, 'a'), s.padEnd(min, '0')].find((p) => r.test(p)) ?? s : s);
+      return fc.stringMatching(r).map(pad).filter((s) => r.test(s) && (min === undefined || codePoints(s) >= min) && (max === undefined || codePoints(s) <= max));
     }
   }
   const plain = /name|title|subject/i.test(name)
@@ -324,7 +328,9 @@ export function example(schema: JsonSchema | undefined, name = '', pools: Pools 
         case 'uuid': v = '6f9619ff-8b86-4d11-b42d-00c04fc964ff'; break;
         default: {
           if (typeof s.pattern === 'string') {
-            const candidates = [`rel${tag}`.toLowerCase().replace(/[^a-z0-9]/g, ''), `rel_${tag}`.toLowerCase(), tag, 'en', 'abc', 'a', '1'];
+            const base = [`rel${tag}`.toLowerCase().replace(/[^a-z0-9]/g, ''), `rel_${tag}`.toLowerCase(), tag, 'en', 'abc', 'a', '1'];
+            // Padded to minLength too: a token-like parameter then gets a candidate at once.
+            const candidates = s.minLength ? [...base, ...base.map((c) => c.padEnd(s.minLength!, 'a'))] : base;
             const hit = candidates.find((c) => accepts(s, c));
             if (hit) return hit;
             try {

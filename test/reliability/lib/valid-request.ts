@@ -12,6 +12,7 @@ import { jsonBodySchema, type Operation } from './openapi.js';
 import { multipart, PNG, poolsFor } from './requests.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { pathHint, type Identity, type World } from './world.js';
+import { scormPackage } from '../../../src/areas/training-modules/modules.packages.js';
 
 export interface ValidRequest {
   method: Operation['method'];
@@ -55,7 +56,7 @@ function rawBody(op: Operation, pools: Pools, n: number): ValidRequest['raw'] {
 
 export type Scope = 'own' | 'others' | 'team';
 
-type Recipe = (world: World, caller: Identity | null, n: number) => Promise<{ body?: unknown; params?: Record<string, string> }>;
+type Recipe = (world: World, caller: Identity | null, n: number) => Promise<{ body?: unknown; params?: Record<string, string>; raw?: ValidRequest['raw'] }>;
 
 const anyUser = (world: World, caller: Identity | null) => caller ?? world.ids.user;
 
@@ -66,6 +67,34 @@ async function webhookSubscription(w: World, n: number): Promise<string> {
     payload: JSON.stringify({ title: `Reliability hook ${n}`, url: 'https://example.com/hooks', eventKeys: ['Guides.Published'], secretKey: 'reliability-secret-key' }),
   });
   return String(JSON.parse(res.body).id);
+}
+
+/** A new external training module import (CREATED), made through the API as the Admin. */
+async function freshImport(w: World): Promise<string> {
+  const res = await w.t.app.inject({ method: 'POST', url: '/api/2.0/external_training_modules/imports', headers: { authorization: `api ${w.ids.admin.token}`, 'content-type': 'application/json' }, payload: '{}' });
+  return String(JSON.parse(res.body).importid);
+}
+
+/** A module with a completed current import (the demo's "Safe lifting"). */
+async function currentModule(w: World): Promise<{ id: number; importid: number }> {
+  const row = await w.db.selectFrom('training_modules').select(['external_training_moduleid', 'current_importid']).where('current_importid', 'is not', null).orderBy('external_training_moduleid').executeTakeFirstOrThrow();
+  return { id: row.external_training_moduleid, importid: row.current_importid };
+}
+
+/**
+ * A commit token of an attempt of its own (a preview attempt of the Admin on the current
+ * module, planted as a launch would store it), so that requests at once do not share one.
+ */
+let plantedAttempts = 0;
+async function commitToken(w: World): Promise<string> {
+  const { id, importid } = await currentModule(w);
+  const { token, hash } = newToken();
+  const now = w.t.clock.now();
+  await w.db.insertInto('training_module_attempts').values({
+    userid: w.ids.admin.userid, importid, external_training_moduleid: id, attempt: 1_000_000 + (process.pid % 100_000) * 1000 + ++plantedAttempts, preview: 1, token_hash: hash, token_expires: now + 3600,
+    state: null, lesson_status: null, completion_status: null, success_status: null, score: null, completed: 0, commit_count: 0, created_date: now, modified_date: now, completed_date: null,
+  }).execute();
+  return token;
 }
 
 /** A fresh course (one stage on a guide) per n, so that assignments of the same team never collide. */
@@ -99,6 +128,29 @@ export const RECIPES: Record<string, Recipe> = {
   'DELETE /webhooks/subscriptions/{id}': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
   'GET /webhooks/subscriptions/{id}/logs': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
   'POST /approvals/process': async (w, _c, n) => ({ body: { name: `Reliability process ${n}`, stages: [{ userid: w.ids.admin.userid }] } }),
+  // External training modules: a fresh import per request to start or cancel (a package as
+  // the upload's raw body), the demo's completed import for previews and versions, a
+  // preview launch's commit token for commits.
+  'POST /external_training_modules/imports': async () => ({ body: {} }),
+  'POST /external_training_modules/imports/{importid}/start/byUpload': async (w) => ({
+    params: { importid: await freshImport(w) }, raw: { contentType: 'application/octet-stream', payload: scormPackage('1.2', 'Reliability package') },
+  }),
+  'POST /external_training_modules/imports/{importid}/start/byUrl': async (w) => ({ params: { importid: await freshImport(w) }, body: { url: 'https://example.com/package.zip' } }),
+  'POST /external_training_modules/imports/{importid}/cancel': async (w) => ({ params: { importid: await freshImport(w) } }),
+  'GET /external_training_modules/{id}/imports': async (w) => ({ params: { id: String((await currentModule(w)).id) } }),
+  'GET /external_training_modules/{id}/usage': async (w) => ({ params: { id: String((await currentModule(w)).id) } }),
+  // The demo's module is a stage of a course assigned to Uma User (the `user` identity).
+  'GET /external_training_modules/{id}/player': async (w) => ({ params: { id: String((await currentModule(w)).id) } }),
+  'GET /external_training_modules/imports/{importid}/preview': async (w) => ({ params: { importid: String((await currentModule(w)).importid) } }),
+  'PUT /external_training_modules/{id}/current': async (w) => {
+    const m = await currentModule(w);
+    return { params: { id: String(m.id) }, body: { importid: m.importid } };
+  },
+  'PUT /external_training_modules/{id}/draft': async (w) => {
+    const m = await currentModule(w);
+    return { params: { id: String(m.id) }, body: { importid: m.importid } };
+  },
+  'POST /external_training_modules/commits/{commit_token}': async (w) => ({ params: { commit_token: await commitToken(w) }, body: { cmi: { core: { lesson_status: 'incomplete' }, suspend_data: 'page=1' } } }),
   // Courses: an assignment of a fresh course to the team fixture (its leads may assign; none collide), stage completions of a stage assigned to the team's member.
   'POST /course_assignments': async (w, _c, n) => ({ body: { wikiid: await freshCourse(w, n), assignee_teamid: w.teamid, due_within: 86_400 } }),
   'POST /course_assignments/stage_completions': async (w, _c, n) => {
@@ -192,7 +244,7 @@ export async function validRequest(world: World, ops: Operation[], op: Operation
   }
   const schema = jsonBodySchema(op);
   const body = recipe.body !== undefined ? recipe.body : schema ? example(schema, '', pools ?? (await poolsFor(world, op)), n) : undefined;
-  const raw = schema ? undefined : rawBody(op, pools ?? {}, n);
+  const raw = recipe.raw ?? (schema ? undefined : rawBody(op, pools ?? {}, n));
   const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name]));
   const build = () => BASE_PATH + path + (query.length ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
   if (revisionUnknown) {

@@ -1,0 +1,268 @@
+// Writes of the external training modules area: each change one named function in one
+// transaction. The import job (`IMPORT_JOB`) downloads (URL imports, through the outgoing
+// guard), checks and unpacks a staged package and reads its manifest, writing its
+// progress as it goes; a cancelled import stops at its next progress write.
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../clock.js';
+import { enqueueJob, type JobContext, type JobType } from '../../jobs/queue.js';
+import { outgoingRequest, OutgoingRequestError } from '../../net/outgoing.js';
+import { newToken } from '../../http/passwords.js';
+import { isUniqueViolation } from '../../db/helpers.js';
+import { importDir, PackageRefused, scanPackage, stagedZip, unpackPackage } from './modules.zip.js';
+import { launchFilePath, ManifestError, parseManifest } from './modules.manifest.js';
+import { findImport, type AttemptRow, type ImportRow } from './modules.queries.js';
+import { completeModuleStages } from './modules.completion.js';
+
+export const IMPORT_JOB = 'training_modules.import';
+/** How long a launch's commit token works, in seconds. */
+export const COMMIT_TOKEN_TTL = 12 * 3600;
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+const MAX_ELEMENTS = 2000;
+const MAX_VALUE_LENGTH = 64_000;
+
+export class NotStartable extends Error {}
+
+/** Runs `fn` in a transaction of its own, or in the caller's (the demo seed's). */
+function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/** A new import: of a new module (created with it), or of a new version of `moduleid`. */
+export async function createImport(db: Kysely<Database>, clock: Clock, userid: number, moduleid: number | null): Promise<number> {
+  const now = clock.now();
+  return inTransaction(db, async (trx) => {
+    let id = moduleid;
+    let sequence = 1;
+    if (id === null) {
+      const m = await trx.insertInto('training_modules').values({ title: 'Untitled module', current_importid: null, draft_importid: null, import_count: 1, userid_created: userid, created_date: now, modified_date: now })
+        .returning('external_training_moduleid').executeTakeFirstOrThrow();
+      id = m.external_training_moduleid;
+    } else {
+      await trx.updateTable('training_modules').set((eb) => ({ import_count: eb('import_count', '+', 1), modified_date: now })).where('external_training_moduleid', '=', id).execute();
+      sequence = (await trx.selectFrom('training_modules').select('import_count').where('external_training_moduleid', '=', id).executeTakeFirstOrThrow()).import_count;
+    }
+    const row = await trx.insertInto('training_module_imports').values({
+      external_training_moduleid: id, sequence, status: 'CREATED', source: null, source_url: null, title: null, scorm_version: null, launch_path: null,
+      manifest_version: null, provider_version_number: sequence, userid_created: userid, created_date: now, started_date: null, finished_date: null,
+    }).returning('importid').executeTakeFirstOrThrow();
+    return row.importid;
+  });
+}
+
+/**
+ * Starts a CREATED import (one of several racing starts wins; the others: NotStartable).
+ * An upload's package was checked already and waits at `staged`; it is moved into place.
+ */
+export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }) {
+  const now = clock.now();
+  await inTransaction(db, async (trx) => {
+    const res = await trx.updateTable('training_module_imports')
+      .set({ status: 'RUNNING', percent: 0, message: source.kind === 'url' ? 'Waiting to download.' : 'Waiting to unpack.', source: source.kind, source_url: source.kind === 'url' ? source.url : null, started_date: now })
+      .where('importid', '=', importid).where('status', '=', 'CREATED').executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw new NotStartable();
+    if (source.kind === 'upload') {
+      const target = stagedZip(config.dataDir, importid);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(source.staged, target);
+    }
+    await enqueueJob(trx, clock, IMPORT_JOB, { importid }, { maxAttempts: 3 });
+  });
+}
+
+/** Cancels an import not finished yet; false when it had finished. */
+export async function cancelImport(db: Kysely<Database>, clock: Clock, importid: number): Promise<boolean> {
+  const res = await db.updateTable('training_module_imports').set({ status: 'CANCELLED', message: 'Cancelled.', finished_date: clock.now() })
+    .where('importid', '=', importid).where('status', 'in', ['CREATED', 'RUNNING']).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Makes a completed import of the module its current or draft version. */
+export async function chooseImport(db: Kysely<Database>, clock: Clock, module: { external_training_moduleid: number }, imp: ImportRow, which: 'current' | 'draft') {
+  await inTransaction(db, async (trx) => {
+    await trx.updateTable('training_modules')
+      .set(which === 'current' ? { current_importid: imp.importid, title: imp.title ?? 'Untitled module', modified_date: clock.now() } : { draft_importid: imp.importid, modified_date: clock.now() })
+      .where('external_training_moduleid', '=', module.external_training_moduleid).execute();
+  });
+}
+
+class Cancelled extends Error {}
+
+async function progress(db: Kysely<Database>, importid: number, percent: number, message: string) {
+  const res = await db.updateTable('training_module_imports').set({ percent, message }).where('importid', '=', importid).where('status', '=', 'RUNNING').executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) throw new Cancelled();
+}
+
+async function fail(db: Kysely<Database>, clock: Clock, importid: number, message: string) {
+  await db.updateTable('training_module_imports').set({ status: 'ERROR', message: message.slice(0, 1000), finished_date: clock.now() })
+    .where('importid', '=', importid).where('status', '=', 'RUNNING').execute();
+}
+
+/** The import job: download (URL), check, unpack, read the manifest, complete. */
+export function importJob(config: Config, clock: Clock): JobType {
+  return {
+    lane: 'other',
+    async run(payload: { importid: number }, ctx: JobContext) {
+      const db = ctx.db;
+      const imp = await findImport(db, payload.importid);
+      const staged = stagedZip(config.dataDir, payload.importid);
+      if (!imp || imp.status !== 'RUNNING') {
+        // Cancelled before it ran: its package is not needed any more.
+        await rm(staged, { force: true });
+        return;
+      }
+      const dest = importDir(config.dataDir, imp.importid);
+      try {
+        await rm(dest, { recursive: true, force: true });
+        if (imp.source === 'url') {
+          await progress(db, imp.importid, 0, 'Downloading.');
+          const res = await outgoingRequest(config, imp.source_url!, { maxBytes: config.moduleMaxBytes, timeoutMs: 120_000 });
+          if (res.status !== 200) throw new Error(`The package URL answered HTTP ${res.status}.`);
+          await mkdir(dirname(staged), { recursive: true });
+          await writeFile(staged, res.body);
+          await progress(db, imp.importid, 10, 'Downloaded; checking the package.');
+        }
+        const scanned = await scanPackage(staged, config);
+        await progress(db, imp.importid, 15, 'Unpacking.');
+        let last = 15;
+        const manifestText = await unpackPackage(staged, dest, { ...config, manifestMaxBytes: MANIFEST_MAX_BYTES }, async (done, total) => {
+          const percent = 15 + Math.floor((80 * done) / Math.max(1, total));
+          if (percent > last) {
+            last = percent;
+            await progress(db, imp.importid, percent, `Unpacked ${done} of ${total} entries.`);
+            await ctx.extendLease();
+          }
+        });
+        const manifest = parseManifest(manifestText);
+        const file = launchFilePath(manifest.launch);
+        if (!file || !scanned.entries.some((e) => e.name === file)) throw new ManifestError(`The launch file "${manifest.launch.slice(0, 200)}" is not in the package.`);
+        const numeric = manifest.version !== null && /^\d{1,9}$/.test(manifest.version) ? Number(manifest.version) : null;
+        await inTransaction(db, async (trx) => {
+          const res = await trx.updateTable('training_module_imports').set({
+            status: 'COMPLETE', percent: 100, message: 'Imported.', title: manifest.title, scorm_version: manifest.scorm_version, launch_path: manifest.launch,
+            manifest_version: manifest.version, provider_version_number: numeric ?? imp.sequence, file_count: scanned.fileCount, total_bytes: scanned.totalBytes, finished_date: clock.now(),
+          }).where('importid', '=', imp.importid).where('status', '=', 'RUNNING').executeTakeFirst();
+          if (Number(res.numUpdatedRows) !== 1) throw new Cancelled();
+          // A module that has no current version yet is named after its newest package.
+          await trx.updateTable('training_modules').set({ title: manifest.title, modified_date: clock.now() })
+            .where('external_training_moduleid', '=', imp.external_training_moduleid).where('current_importid', 'is', null).execute();
+        });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        await rm(dest, { recursive: true, force: true });
+        if (!(err instanceof Cancelled)) {
+          const message = err instanceof PackageRefused || err instanceof ManifestError ? err.message
+            : err instanceof OutgoingRequestError ? `The package could not be downloaded: ${err.message}`
+              : `The package could not be unpacked: ${(err as Error).message}`;
+          await fail(db, clock, imp.importid, message);
+        }
+      } finally {
+        if (!ctx.signal.aborted) await rm(staged, { force: true });
+      }
+    },
+    async giveUp(payload: { importid: number }, ctx) {
+      await ctx.db.updateTable('training_module_imports').set({ status: 'ERROR', message: `The import was given up: ${ctx.reason}`.slice(0, 1000) })
+        .where('importid', '=', payload.importid).where('status', '=', 'RUNNING').execute();
+    },
+  };
+}
+
+/** Whether an import's files are on disk (a completed import whose directory was not removed). */
+export async function importFilesPresent(config: Config, importid: number): Promise<boolean> {
+  return stat(importDir(config.dataDir, importid)).then((s) => s.isDirectory(), () => false);
+}
+
+/**
+ * A launch of a module version for a learner: their newest attempt that is not completed
+ * (a preview: their newest preview attempt), else a new one; a fresh commit token replaces
+ * the attempt's previous one. Answers the attempt and the token.
+ */
+export async function launchAttempt(db: Kysely<Database>, clock: Clock, userid: number, imp: ImportRow, preview: boolean): Promise<{ attempt: AttemptRow; token: string }> {
+  for (let tries = 0; ; tries++) {
+    const { token, hash } = newToken();
+    const now = clock.now();
+    try {
+      const attempt = await db.transaction().execute(async (trx) => {
+        const latest = await trx.selectFrom('training_module_attempts').selectAll()
+          .where('userid', '=', userid).where('importid', '=', imp.importid).where('preview', '=', preview ? 1 : 0)
+          .orderBy('attempt', 'desc').limit(1).executeTakeFirst();
+        if (latest && (preview || latest.completed === 0)) {
+          await trx.updateTable('training_module_attempts').set({ token_hash: hash, token_expires: now + COMMIT_TOKEN_TTL }).where('module_attemptid', '=', latest.module_attemptid).execute();
+          return { ...latest, token_hash: hash, token_expires: now + COMMIT_TOKEN_TTL };
+        }
+        return trx.insertInto('training_module_attempts').values({
+          userid, importid: imp.importid, external_training_moduleid: imp.external_training_moduleid, attempt: (latest?.attempt ?? 0) + 1, preview: preview ? 1 : 0,
+          token_hash: hash, token_expires: now + COMMIT_TOKEN_TTL, state: null, lesson_status: null, completion_status: null, success_status: null, score: null,
+          created_date: now, modified_date: now, completed_date: null,
+        }).returningAll().executeTakeFirstOrThrow();
+      });
+      return { attempt, token };
+    } catch (err) {
+      if (!isUniqueViolation(err) || tries >= 3) throw err;
+    }
+  }
+}
+
+/** The data model as element paths and values (`cmi.core.lesson_status` -> `passed`), bounded. */
+export function flattenCmi(body: Record<string, unknown>): Map<string, string> {
+  const out = new Map<string, string>();
+  const stack: Array<[string, unknown, number]> = [];
+  for (const [k, v] of Object.entries(body)) stack.push([k, v, 0]);
+  while (stack.length && out.size < MAX_ELEMENTS) {
+    const [path, value, depth] = stack.pop()!;
+    if (path.length > 255) continue;
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'object') {
+      if (depth >= 12) continue;
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) stack.push([`${path}.${k}`, v, depth + 1]);
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      out.set(path, String(value).slice(0, MAX_VALUE_LENGTH));
+    }
+  }
+  return out;
+}
+
+/** Whether committed values complete the module: 1.2 passed/completed; 2004 completed with passed or no success status. */
+export function isCompletion(version: '1.2' | '2004', values: Map<string, string>): boolean {
+  if (version === '1.2') return ['passed', 'completed'].includes(values.get('cmi.core.lesson_status') ?? '');
+  const success = values.get('cmi.success_status') ?? 'unknown';
+  return values.get('cmi.completion_status') === 'completed' && (success === 'passed' || success === 'unknown' || success === '');
+}
+
+/**
+ * Keeps a commit of an attempt: its data model (for the next launch), its values per
+ * element and its statuses; the first completion completes the learner's course stages
+ * on that module version (not for previews). Answers whether this commit completed it.
+ */
+export async function recordCommit(db: Kysely<Database>, clock: Clock, attempt: AttemptRow, version: '1.2' | '2004', body: Record<string, unknown>): Promise<boolean> {
+  const values = flattenCmi(body);
+  const cmi = body.cmi && typeof body.cmi === 'object' && !Array.isArray(body.cmi) ? body.cmi : null;
+  const now = clock.now();
+  const completes = isCompletion(version, values);
+  const score = version === '1.2' ? values.get('cmi.core.score.raw') : values.get('cmi.score.scaled') ?? values.get('cmi.score.raw');
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('training_module_attempts').set((eb) => ({
+      state: cmi ? JSON.stringify(cmi) : eb.ref('state'),
+      lesson_status: values.get('cmi.core.lesson_status') ?? eb.ref('lesson_status'),
+      completion_status: values.get('cmi.completion_status') ?? eb.ref('completion_status'),
+      success_status: values.get('cmi.success_status') ?? eb.ref('success_status'),
+      score: score ?? eb.ref('score'),
+      commit_count: eb('commit_count', '+', 1),
+      modified_date: now,
+    })).where('module_attemptid', '=', attempt.module_attemptid).execute();
+    const rows = [...values].map(([element, value]) => ({ module_attemptid: attempt.module_attemptid, element, value, modified_date: now }));
+    for (let i = 0; i < rows.length; i += 200) {
+      await trx.insertInto('training_module_values').values(rows.slice(i, i + 200))
+        .onConflict((oc) => oc.columns(['module_attemptid', 'element']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), modified_date: now }))).execute();
+    }
+    if (!completes) return false;
+    const res = await trx.updateTable('training_module_attempts').set({ completed: 1, completed_date: now })
+      .where('module_attemptid', '=', attempt.module_attemptid).where('completed', '=', 0).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    if (attempt.preview === 0) await completeModuleStages(trx, clock, attempt);
+    return true;
+  });
+}

@@ -1,0 +1,179 @@
+// Safe unpacking of SCORM packages with yauzl. Two stages:
+// - `scanPackage` reads only the central directory: names (no absolute path, no `..`, no
+//   backslash or drive letter), no symlink, no encryption, declared sizes within the total,
+//   each large entry's and the whole package's compression ratio, the number of entries,
+//   and `imsmanifest.xml` at the root. A refusal here (`PackageRefused`) stores nothing.
+// - `unpackPackage` inflates every entry to a directory of its own, counting the bytes as
+//   they come (yauzl's validateEntrySizes stops an entry that inflates beyond what it
+//   declared); what only inflating reveals throws an ordinary error that ends the import.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+
+export interface PackageLimits {
+  moduleMaxUnpackedBytes: number;
+  moduleMaxFiles: number;
+  moduleMaxRatio: number;
+}
+
+/** The package is refused on what its central directory shows (422; nothing stored). */
+export class PackageRefused extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'PackageRefused';
+  }
+}
+
+export interface ScannedEntry {
+  name: string;
+  size: number;
+  compressed: number;
+  directory: boolean;
+}
+
+export interface ScannedPackage {
+  entries: ScannedEntry[];
+  totalBytes: number;
+  fileCount: number;
+}
+
+export const MANIFEST = 'imsmanifest.xml';
+const RATIO_FLOOR = 1024 * 1024;
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** A relative path inside the package, or null when it could leave it. */
+export function safeEntryName(name: string): string | null {
+  if (!name || name.length > 1024 || name.includes('\\') || name.includes('\0')) return null;
+  if (name.startsWith('/') || (name.length > 1 && name[1] === ':')) return null;
+  const parts = name.split('/');
+  for (const [i, part] of parts.entries()) {
+    if (part === '..' || part === '.') return null;
+    if (part === '' && i !== parts.length - 1) return null;
+  }
+  return name;
+}
+
+function openZip(path: string): Promise<ZipFile> {
+  return new Promise((res, rej) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true }, (err, zip) => (err ? rej(err) : res(zip)));
+  });
+}
+
+/** Every entry of the central directory, in order; `each` may throw to stop. */
+async function walkEntries(zip: ZipFile, each: (entry: Entry) => Promise<void> | void): Promise<void> {
+  await new Promise<void>((res, rej) => {
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      rej(err);
+    };
+    zip.on('error', fail);
+    zip.on('end', () => { if (!failed) res(); });
+    zip.on('entry', (entry: Entry) => {
+      Promise.resolve().then(() => each(entry)).then(() => { if (!failed) zip.readEntry(); }, fail);
+    });
+    zip.readEntry();
+  });
+}
+
+/** Reads the central directory and refuses what it shows to be unsafe. */
+export async function scanPackage(path: string, limits: PackageLimits): Promise<ScannedPackage> {
+  let zip: ZipFile;
+  try {
+    zip = await openZip(path);
+  } catch (err) {
+    throw new PackageRefused('not_a_zip', `The package is not a readable zip file (${(err as Error).message}).`);
+  }
+  try {
+    if (zip.entryCount > limits.moduleMaxFiles) throw new PackageRefused('too_many_files', `The package holds ${zip.entryCount} entries; at most ${limits.moduleMaxFiles} are accepted.`);
+    const entries: ScannedEntry[] = [];
+    let totalBytes = 0;
+    let totalCompressed = 0;
+    try {
+      await walkEntries(zip, (entry) => {
+        const name = safeEntryName(entry.fileName);
+        if (name === null) throw new PackageRefused('unsafe_path', `The entry "${entry.fileName.slice(0, 200)}" would be written outside the package.`);
+        const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+        if (mode === S_IFLNK) throw new PackageRefused('symlink', `The entry "${name}" is a symbolic link.`);
+        if (entry.isEncrypted()) throw new PackageRefused('encrypted', `The entry "${name}" is encrypted.`);
+        totalBytes += entry.uncompressedSize;
+        totalCompressed += entry.compressedSize;
+        if (totalBytes > limits.moduleMaxUnpackedBytes) throw new PackageRefused('too_large', `The package unpacks to more than ${limits.moduleMaxUnpackedBytes} bytes.`);
+        if (entry.uncompressedSize > RATIO_FLOOR && entry.uncompressedSize > limits.moduleMaxRatio * Math.max(1, entry.compressedSize)) {
+          throw new PackageRefused('compression_ratio', `The entry "${name}" declares a compression ratio above ${limits.moduleMaxRatio}.`);
+        }
+        entries.push({ name, size: entry.uncompressedSize, compressed: entry.compressedSize, directory: name.endsWith('/') });
+      });
+    } catch (err) {
+      if (err instanceof PackageRefused) throw err;
+      const message = (err as Error).message;
+      if (['invalid relative path', 'absolute path', 'invalid characters in fileName'].some((m) => message.includes(m))) throw new PackageRefused('unsafe_path', `An entry would be written outside the package (${message}).`);
+      throw new PackageRefused('bad_zip', `The package's directory is invalid (${(err as Error).message}).`);
+    }
+    if (totalBytes > RATIO_FLOOR && totalBytes > limits.moduleMaxRatio * Math.max(1, totalCompressed)) {
+      throw new PackageRefused('compression_ratio', `The package declares a compression ratio above ${limits.moduleMaxRatio}.`);
+    }
+    if (!entries.some((e) => e.name === MANIFEST)) throw new PackageRefused('missing_manifest', `The package has no ${MANIFEST} at its root.`);
+    return { entries, totalBytes, fileCount: entries.filter((e) => !e.directory).length };
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * Inflates every entry under `dest`. `progress(done, total)` is called after each file and
+ * may throw to stop (a cancelled import). Answers the manifest's text.
+ */
+export async function unpackPackage(path: string, dest: string, limits: PackageLimits & { manifestMaxBytes: number }, progress: (done: number, total: number) => Promise<void>): Promise<string> {
+  const zip = await openZip(path);
+  const root = resolve(dest);
+  let written = 0;
+  let done = 0;
+  let manifest: Buffer | null = null;
+  try {
+    const total = zip.entryCount;
+    await walkEntries(zip, async (entry) => {
+      const name = safeEntryName(entry.fileName);
+      if (name === null) throw new Error(`The entry "${entry.fileName.slice(0, 200)}" would be written outside the package.`);
+      const target = resolve(root, name);
+      if (target !== root && !target.startsWith(root + sep)) throw new Error(`The entry "${name}" would be written outside the package.`);
+      if (name.endsWith('/')) {
+        await mkdir(target, { recursive: true });
+      } else {
+        await mkdir(dirname(target), { recursive: true });
+        const stream = await new Promise<NodeJS.ReadableStream>((res, rej) => zip.openReadStream(entry, (err, s) => (err ? rej(err) : res(s))));
+        const chunks: Buffer[] = [];
+        const isManifest = name === MANIFEST;
+        const counter = new Transform({
+          transform(chunk: Buffer, _enc, cb) {
+            written += chunk.length;
+            if (written > limits.moduleMaxUnpackedBytes) return cb(new Error(`The package inflates to more than ${limits.moduleMaxUnpackedBytes} bytes.`));
+            if (isManifest) {
+              chunks.push(chunk);
+              if (chunks.reduce((n, c) => n + c.length, 0) > limits.manifestMaxBytes) return cb(new Error(`${MANIFEST} is larger than ${limits.manifestMaxBytes} bytes.`));
+            }
+            cb(null, chunk);
+          },
+        });
+        await pipeline(stream, counter, createWriteStream(target, { flags: 'wx' }));
+        if (isManifest) manifest = Buffer.concat(chunks);
+      }
+      done += 1;
+      await progress(done, total);
+    });
+  } finally {
+    zip.close();
+  }
+  if (!manifest) throw new Error(`The package has no ${MANIFEST} at its root.`);
+  return (manifest as Buffer).toString('utf8');
+}
+
+/** The directory an import's files are unpacked to. */
+export const importDir = (dataDir: string, importid: number) => join(dataDir, 'modules', String(importid));
+/** Where a package waits between its upload or download and its unpacking. */
+export const stagedZip = (dataDir: string, importid: number) => join(dataDir, 'modules', 'staged', `${importid}.zip`);
