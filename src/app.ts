@@ -24,7 +24,7 @@ import { applySecurityHeaders, registerSecurityHeaders } from './http/security.j
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
-import { noApprovals, type GuideApprovals } from './areas/area.js';
+import { noApprovals, noStageAssessmentFields, type GuideApprovals, type StageAssessmentFields } from './areas/area.js';
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
 import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
@@ -43,6 +43,8 @@ declare module 'fastify' {
     badges: readonly BadgeRule[];
     /** Every area's `mediaUsages` slot, joined (asked by the media area before a delete). */
     mediaUsages: readonly MediaUsageCheck[];
+    /** The assessments area's `stageAssessmentFields` slot, or nulls (read by the courses area). */
+    stageAssessmentFields: StageAssessmentFields;
   }
 }
 
@@ -168,6 +170,7 @@ export async function buildApp(options: BuildAppOptions) {
   await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
 
   app.decorate('guideApprovals', areas.find((a) => a.guideApprovals)?.guideApprovals ?? noApprovals);
+  app.decorate('stageAssessmentFields', areas.find((a) => a.stageAssessmentFields)?.stageAssessmentFields ?? noStageAssessmentFields);
   for (const area of areas) {
     for (const [type, handler] of Object.entries(area.jobs?.(config, clock) ?? {})) jobs.register(type, handler);
     await app.register(area.routes, { prefix: BASE_PATH });

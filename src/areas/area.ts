@@ -46,6 +46,42 @@ export const noApprovals: GuideApprovals = {
   readerRevision: async () => undefined,
 };
 
+/** One stage of one user, as the course assignee user view asks the assessments area about it. */
+export interface StageAssessmentQuery {
+  userid: number;
+  course_stageid: number;
+  doctype: string;
+  docid: number;
+  stage_assessmentid: number | null;
+  assessmenttype: 'signoff' | 'quiz' | null;
+  teamid_signer: number | null;
+  quiz_passing_score: number | null;
+  attempts_limit: number | null;
+  skills_points_possible: number | null;
+}
+
+/** The assessment fields of a stage in GET /course_assignees/course/{wikiid}/user/{userid} (null until filled). */
+export interface StageAssessmentFieldValues {
+  attached_quiz: Record<string, unknown> | null;
+  quiz_session: Record<string, unknown> | null;
+  quiz_attempts_remaining: number | null;
+  signoff: Record<string, unknown> | null;
+}
+
+/**
+ * What the courses area asks of assessments, without importing that area: the fields of a
+ * page of stages, in one batch (a fixed number of queries whatever the page holds). The
+ * assessments area provides it (`Area.stageAssessmentFields`), app.ts decorates the app
+ * with it (`app.stageAssessmentFields`); without it every field is null.
+ */
+export type StageAssessmentFields = (db: Kysely<Database>, config: Config, stages: StageAssessmentQuery[]) => Promise<Map<number, StageAssessmentFieldValues>>;
+
+export const NO_STAGE_ASSESSMENT_FIELDS: StageAssessmentFieldValues = { attached_quiz: null, quiz_session: null, quiz_attempts_remaining: null, signoff: null };
+
+/** The default: every stage's assessment fields are null. */
+export const noStageAssessmentFields: StageAssessmentFields = async (_db, _config, stages) =>
+  new Map(stages.map((s) => [s.course_stageid, { ...NO_STAGE_ASSESSMENT_FIELDS }]));
+
 export interface Area {
   name: string;
   /** A Fastify plugin; registered under /api/2.0. */
@@ -69,4 +105,6 @@ export interface Area {
    * deleted). app.ts joins them into `app.mediaUsages`, which the media area asks.
    */
   mediaUsages?: MediaUsageCheck[];
+  /** The assessments area's fields of course stages (see StageAssessmentFields). */
+  stageAssessmentFields?: StageAssessmentFields;
 }

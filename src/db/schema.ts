@@ -14,7 +14,8 @@ import type { WorkLogTables } from '../areas/work-log/work-log.tables.js';
 import type { ApprovalsTables } from '../areas/approvals/approvals.tables.js';
 import type { ReviewTables } from '../areas/periodic-review/review.tables.js';
 import type { WebhooksTables } from '../areas/webhooks/webhooks.tables.js';
+import type { CoursesTables } from '../areas/courses/courses.tables.js';
 import type { QuizzesTables } from '../areas/quizzes/quizzes.tables.js';
 import type { SkillsTables } from '../areas/skills/skills.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, QuizzesTables, SkillsTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, QuizzesTables, SkillsTables {}

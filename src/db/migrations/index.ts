@@ -19,6 +19,7 @@ import * as viewHistory from './2026_11_22_1120_view_history.js';
 import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as periodicReview from './2026_11_24_1300_periodic_review.js';
+import * as courses from './2026_11_25_0100_courses.js';
 import * as quizzes from './2026_11_25_0200_quizzes.js';
 import * as skills from './2026_11_25_0210_skills.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1000_approvals': approvals,
   '2026_11_24_1100_webhooks': webhooks,
   '2026_11_24_1300_periodic_review': periodicReview,
+  '2026_11_25_0100_courses': courses,
   '2026_11_25_0200_quizzes': quizzes,
   '2026_11_25_0210_skills': skills,
 };
