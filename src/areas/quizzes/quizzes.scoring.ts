@@ -3,8 +3,10 @@
 // score equals what a SurveyJS front end computes. One correction: survey-core 3.1.1 counts
 // a `ranking` question with its checkbox parent's order-blind comparison in
 // getCorrectAnswerCount() while its own isAnswerCorrect() compares in order; a ranking is
-// an order, so the in-order answer is the one counted (through onIsAnswerCorrect).
-import { Model, type Question } from 'survey-core';
+// an order, so the in-order answer is the one counted (through onIsAnswerCorrect), compared
+// with the answer as submitted: survey-core fills a ranking given a non-array with its
+// choices' order, which would make any malformed answer "correct".
+import { ConditionsParser, Model, type Question } from 'survey-core';
 import type { FieldError } from '../../http/errors.js';
 
 /** Question types a quiz may hold; html and image are media (not counted in nonMediaQuestionsCount). */
@@ -84,8 +86,31 @@ export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError
     } else if (!(typeof answer === 'string' || typeof answer === 'number')) return err('.correctAnswer', `a ${type} question's correctAnswer is a string or a number.`);
   });
   if (errors.length) return errors;
-  // What survey-core itself refuses (a property of the wrong type, an unknown one).
-  const model = new Model(json);
+  // Conditions (visibleIf, enableIf, ...) are SurveyJS expressions: text that parses.
+  elements.forEach((el: Record<string, unknown>, i) => {
+    for (const [key, value] of Object.entries(el)) {
+      if (!key.endsWith('If')) continue;
+      if (typeof value !== 'string' || !new ConditionsParser().parseExpression(value)) {
+        errors.push({ field: `${field}.elements[${i}].${key}`, code: 'invalid_value', message: `Element ${i}: ${key} is not a valid SurveyJS expression.`, index: i });
+      }
+    }
+  });
+  if (errors.length) return errors;
+  // What survey-core itself refuses (a property of the wrong type, an unknown one); a
+  // property it cannot even load is found by loading each element alone.
+  let model: Model;
+  try {
+    model = new Model(json);
+  } catch {
+    elements.forEach((el, i) => {
+      try {
+        new Model({ elements: [el] });
+      } catch (e) {
+        errors.push({ field: `${field}.elements[${i}]`, code: 'invalid_value', message: `Element ${i}: SurveyJS cannot load it (${e instanceof Error ? e.message : 'error'}).`, index: i });
+      }
+    });
+    return errors.length ? errors : [{ field, code: 'invalid_value', message: 'SurveyJS cannot load this quiz.' }];
+  }
   model.jsonErrors?.forEach((e) => {
     const obj = (e as unknown as { jsonObj?: unknown }).jsonObj;
     const i = elements.indexOf(obj);
@@ -111,18 +136,23 @@ export interface QuizResult {
   results: Array<{ name: string; correct: boolean }>;
 }
 
-function quizModel(json: QuizJson): Model {
+/** In-order equality of a submitted ranking (the raw answer, not the value survey-core may have normalized) with its correct answer. */
+function rankingCorrect(given: unknown, correct: unknown): boolean {
+  return Array.isArray(given) && Array.isArray(correct) && given.length === correct.length && given.every((v, i) => String(v) === String(correct[i]));
+}
+
+function quizModel(json: QuizJson, data: Record<string, unknown>): Model {
   const model = new Model(json);
   model.onIsAnswerCorrect.add((_sender, options) => {
     const q = (options as unknown as { question: Question }).question;
-    if (q.getType() === 'ranking') options.result = q.isAnswerCorrect();
+    if (q.getType() === 'ranking') options.result = rankingCorrect(data[q.name], q.correctAnswer);
   });
   return model;
 }
 
 /** Scores answers (SurveyJS data) against the quiz's correct answers. */
 export function scoreQuiz(json: QuizJson, data: Record<string, unknown>): QuizResult {
-  const model = quizModel(json);
+  const model = quizModel(json, data);
   model.data = data;
   const correct = model.getCorrectAnswerCount();
   const questions = model.getQuizQuestionCount();

@@ -130,7 +130,7 @@ export async function submitSession(db: Db, clock: Clock, t: SessionTarget, data
       .where('quiz_sessionid', '=', open.quiz_sessionid).where('open', '=', 1).executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) throw invalidField('quizid', 'The session was submitted or cancelled meanwhile.', 'invalid_transition');
     await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '+', 1) })).where('quizid', '=', open.quizid).execute();
-    if (passed) await completeQuizStages(trx, clock, { userid: t.userid, doctype: open.doctype, docid: open.docid, doc_revisionid: open.doc_revisionid, quiz_sessionid: open.quiz_sessionid });
+    if (passed) await completeQuizStages(trx, clock, { userid: t.userid, doctype: open.doctype, docid: open.docid, doc_revisionid: open.doc_revisionid, quiz_sessionid: open.quiz_sessionid, score: result.score });
     return { session: (await findSession(trx, open.quiz_sessionid))!, results: result.results };
   });
 }
