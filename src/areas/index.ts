@@ -14,7 +14,8 @@ import { webhooksArea } from './webhooks/webhooks.area.js';
 import { approvalsArea } from './approvals/approvals.area.js';
 import { periodicReviewArea } from './periodic-review/review.area.js';
 import { quizzesArea } from './quizzes/quizzes.area.js';
+import { signoffsArea } from './sign-offs/signoffs.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
 // that the wikis seeder fills in.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, quizzesArea];
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, quizzesArea, signoffsArea];

@@ -17,5 +17,6 @@ import type { WebhooksTables } from '../areas/webhooks/webhooks.tables.js';
 import type { CoursesTables } from '../areas/courses/courses.tables.js';
 import type { QuizzesTables } from '../areas/quizzes/quizzes.tables.js';
 import type { SkillsTables } from '../areas/skills/skills.tables.js';
+import type { SignoffsTables } from '../areas/sign-offs/signoffs.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, QuizzesTables, SkillsTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, QuizzesTables, SkillsTables, SignoffsTables {}

@@ -21,6 +21,7 @@ import {
 } from '../areas/approvals/approvals.schemas.js';
 import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
 import { Quiz, QuizCategory, QuizJson, QuizListEntry, QuizSession, QuizSessionEntry, QuizSubmission } from '../areas/quizzes/quizzes.schemas.js';
+import { Signer, Signoff, SignoffRequest, SignoffTeam, SignoffToken } from '../areas/sign-offs/signoffs.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -41,6 +42,7 @@ export const RECORDS: Record<string, TSchema> = {
   ApprovalProcessSearch: ProcessSearchResult,
   ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
   Quiz, QuizJson, QuizListEntry, QuizCategory, QuizSession, QuizSessionEntry, QuizSubmission,
+  Signoff, SignoffRequest, SignoffTeam, Signer, SignoffToken,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -22,6 +22,7 @@ import * as periodicReview from './2026_11_24_1300_periodic_review.js';
 import * as courses from './2026_11_25_0100_courses.js';
 import * as quizzes from './2026_11_25_0200_quizzes.js';
 import * as skills from './2026_11_25_0210_skills.js';
+import * as signoffs from './2026_11_25_0220_signoffs.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0100_courses': courses,
   '2026_11_25_0200_quizzes': quizzes,
   '2026_11_25_0210_skills': skills,
+  '2026_11_25_0220_signoffs': signoffs,
 };
