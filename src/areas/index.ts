@@ -15,7 +15,8 @@ import { approvalsArea } from './approvals/approvals.area.js';
 import { periodicReviewArea } from './periodic-review/review.area.js';
 import { quizzesArea } from './quizzes/quizzes.area.js';
 import { signoffsArea } from './sign-offs/signoffs.area.js';
+import { skillsArea } from './skills/skills.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
 // that the wikis seeder fills in.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, quizzesArea, signoffsArea];
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, quizzesArea, signoffsArea, skillsArea];

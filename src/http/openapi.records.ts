@@ -22,6 +22,7 @@ import {
 import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
 import { Quiz, QuizCategory, QuizJson, QuizListEntry, QuizSession, QuizSessionEntry, QuizSubmission } from '../areas/quizzes/quizzes.schemas.js';
 import { Signer, Signoff, SignoffRequest, SignoffTeam, SignoffToken } from '../areas/sign-offs/signoffs.schemas.js';
+import { CourseAssigneesRatings, GuideAssignee, GuideAssigneesRatings, SkillBreakdown, SkillsMatrix, SkillWeights, SupervisorRating, TeamCourse } from '../areas/skills/skills.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -43,6 +44,7 @@ export const RECORDS: Record<string, TSchema> = {
   ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
   Quiz, QuizJson, QuizListEntry, QuizCategory, QuizSession, QuizSessionEntry, QuizSubmission,
   Signoff, SignoffRequest, SignoffTeam, Signer, SignoffToken,
+  SkillWeights, SupervisorRating, SkillBreakdown, SkillsMatrix, TeamCourse, CourseAssigneesRatings, GuideAssigneesRatings, GuideAssignee,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */
