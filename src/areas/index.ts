@@ -13,10 +13,11 @@ import { workLogArea } from './work-log/work-log.area.js';
 import { webhooksArea } from './webhooks/webhooks.area.js';
 import { approvalsArea } from './approvals/approvals.area.js';
 import { periodicReviewArea } from './periodic-review/review.area.js';
+import { coursesArea } from './courses/courses.area.js';
 import { quizzesArea } from './quizzes/quizzes.area.js';
 import { signoffsArea } from './sign-offs/signoffs.area.js';
 import { skillsArea } from './skills/skills.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
-// that the wikis seeder fills in.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, quizzesArea, signoffsArea, skillsArea];
+// that the wikis seeder fills in. Courses seed before the assessments that build on them.
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, coursesArea, quizzesArea, signoffsArea, skillsArea];

@@ -555,6 +555,371 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   ],
   "reputation": 1
  },
+ "Course": {
+  "url": "https://demo.example.com/Courses/View/1",
+  "fullUrl": "https://demo.example.com/Courses/View/1?langid=en",
+  "editUrl": "https://demo.example.com/Courses/Edit/1",
+  "wikiid": 1,
+  "langid": "en",
+  "namespace": "COURSE",
+  "title": "Line maintenance basics",
+  "revisionid": 1,
+  "contents_raw": "What every member of the maintenance crew does before working on the line.",
+  "contents_json": {
+   "type": "doc",
+   "content": [
+    {
+     "type": "paragraph",
+     "content": [
+      {
+       "type": "text",
+       "text": "What every member of the maintenance crew does before working on the line."
+      }
+     ]
+    }
+   ]
+  },
+  "contents_rendered": "<p>What every member of the maintenance crew does before working on the line.</p>",
+  "can_edit": true,
+  "flags": [],
+  "image": null,
+  "documents": [],
+  "publish_date": null,
+  "created_date": 1800000000,
+  "modified_date": 1800000000,
+  "enabled": 1,
+  "stages": [
+   {
+    "course_stageid": 1,
+    "docid": 1,
+    "doctype": "guide",
+    "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+    "orderby": 0,
+    "strictness": "major",
+    "title": "Lockout/Tagout Before Maintenance",
+    "frequency_quantity": 1,
+    "frequency_unit": "year",
+    "completion": null,
+    "stage_assessmentid": null,
+    "assessmenttype": null,
+    "teamid_signer": null,
+    "quiz_passing_score": null,
+    "attempts_limit": null,
+    "skills_points_possible": null
+   },
+   {
+    "course_stageid": 2,
+    "docid": 2,
+    "doctype": "guide",
+    "doc_url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+    "orderby": 1,
+    "strictness": "minor",
+    "title": "Conveyor C-200 Drive Belt Replacement",
+    "frequency_quantity": null,
+    "frequency_unit": null,
+    "completion": null,
+    "stage_assessmentid": null,
+    "assessmenttype": null,
+    "teamid_signer": null,
+    "quiz_passing_score": null,
+    "attempts_limit": null,
+    "skills_points_possible": null
+   }
+  ],
+  "assigneeCount": 2,
+  "assignees": null,
+  "completionPercent": 0,
+  "viewUrl": "/Courses/View/1"
+ },
+ "CourseAssignment": {
+  "course_assignmentid": 1,
+  "wikiid": 1,
+  "assignee_userid": null,
+  "assignee_teamid": 1,
+  "assignee_name": "Maintenance crew",
+  "assignee_url": "https://demo.example.com/Team/1",
+  "completion_status": [
+   {
+    "userid": 2,
+    "stages": [
+     {
+      "course_stageid": 1,
+      "due_date": 1802592000,
+      "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+      "last_completion": null,
+      "manager_override_userid": null,
+      "stage": 0,
+      "status": null,
+      "title": "Lockout/Tagout Before Maintenance"
+     },
+     {
+      "course_stageid": 2,
+      "due_date": 1802592000,
+      "doc_url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+      "last_completion": null,
+      "manager_override_userid": null,
+      "stage": 1,
+      "status": null,
+      "title": "Conveyor C-200 Drive Belt Replacement"
+     }
+    ]
+   },
+   {
+    "userid": 4,
+    "stages": [
+     {
+      "course_stageid": 1,
+      "due_date": 1802592000,
+      "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+      "last_completion": {
+       "course_assignment_stage_completionid": 2,
+       "doctype": "guide",
+       "docid": 1,
+       "course_stage_doc_revisionid": 2,
+       "assignee_userid": 4,
+       "manager_override_userid": null,
+       "init_date": 1800000000,
+       "end_date": null,
+       "work_log_entryid": null
+      },
+      "manager_override_userid": null,
+      "stage": 0,
+      "status": "started",
+      "title": "Lockout/Tagout Before Maintenance"
+     },
+     {
+      "course_stageid": 2,
+      "due_date": null,
+      "doc_url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+      "last_completion": {
+       "course_assignment_stage_completionid": 1,
+       "doctype": "guide",
+       "docid": 2,
+       "course_stage_doc_revisionid": 4,
+       "assignee_userid": 4,
+       "manager_override_userid": null,
+       "init_date": 1800000000,
+       "end_date": 1800000000,
+       "work_log_entryid": 1
+      },
+      "manager_override_userid": null,
+      "stage": 1,
+      "status": "completed",
+      "title": "Conveyor C-200 Drive Belt Replacement"
+     }
+    ]
+   }
+  ],
+  "user_completion_status": null,
+  "due_within": 2592000,
+  "created_date": 1800000000,
+  "cancelled": 0,
+  "course": {
+   "url": "https://demo.example.com/Courses/View/1",
+   "fullUrl": "https://demo.example.com/Courses/View/1?langid=en",
+   "editUrl": "https://demo.example.com/Courses/Edit/1",
+   "wikiid": 1,
+   "langid": "en",
+   "namespace": "COURSE",
+   "title": "Line maintenance basics",
+   "revisionid": 1,
+   "contents_raw": "What every member of the maintenance crew does before working on the line.",
+   "contents_json": {
+    "type": "doc",
+    "content": [
+     {
+      "type": "paragraph",
+      "content": [
+       {
+        "type": "text",
+        "text": "What every member of the maintenance crew does before working on the line."
+       }
+      ]
+     }
+    ]
+   },
+   "contents_rendered": "<p>What every member of the maintenance crew does before working on the line.</p>",
+   "can_edit": true,
+   "flags": [],
+   "image": null,
+   "documents": [],
+   "publish_date": null,
+   "created_date": 1800000000,
+   "modified_date": 1800000000,
+   "enabled": 1,
+   "stages": [
+    {
+     "course_stageid": 1,
+     "docid": 1,
+     "doctype": "guide",
+     "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+     "orderby": 0,
+     "strictness": "major",
+     "title": "Lockout/Tagout Before Maintenance",
+     "frequency_quantity": 1,
+     "frequency_unit": "year",
+     "completion": null,
+     "stage_assessmentid": null,
+     "assessmenttype": null,
+     "teamid_signer": null,
+     "quiz_passing_score": null,
+     "attempts_limit": null,
+     "skills_points_possible": null
+    },
+    {
+     "course_stageid": 2,
+     "docid": 2,
+     "doctype": "guide",
+     "doc_url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+     "orderby": 1,
+     "strictness": "minor",
+     "title": "Conveyor C-200 Drive Belt Replacement",
+     "frequency_quantity": null,
+     "frequency_unit": null,
+     "completion": null,
+     "stage_assessmentid": null,
+     "assessmenttype": null,
+     "teamid_signer": null,
+     "quiz_passing_score": null,
+     "attempts_limit": null,
+     "skills_points_possible": null
+    }
+   ],
+   "assigneeCount": 2,
+   "assignees": null,
+   "completionPercent": 0,
+   "viewUrl": "/Courses/View/1"
+  }
+ },
+ "CourseAssignmentDetails": {
+  "course_assignmentid": 1,
+  "wikiid": 1,
+  "course_title": "Line maintenance basics",
+  "assignee_userid": null,
+  "assignee_teamid": 1,
+  "assignee_name": "Maintenance crew",
+  "assigner": {
+   "userid": 2,
+   "name": "Arthur Author",
+   "avatar": null
+  },
+  "due_within": 2592000,
+  "created_date": 1800000000,
+  "cancelled": 0,
+  "users": 2,
+  "completed": 0,
+  "in_progress": 1,
+  "not_started": 1
+ },
+ "CourseAssignmentSource": {
+  "course_assignmentid": 1,
+  "wikiid": 1,
+  "course_title": "Line maintenance basics",
+  "via": "team",
+  "teamid": 1,
+  "team_name": "Maintenance crew",
+  "created_date": 1800000000,
+  "due_within": 2592000
+ },
+ "CourseCompletion": {
+  "wikiid": 1,
+  "course_title": "Line maintenance basics",
+  "userid": 2,
+  "username": "Arthur Author",
+  "status": "Not Started",
+  "completed_stages": 0,
+  "total_stages": 3,
+  "assignment_date": 1800000000,
+  "due_date": 1802592000,
+  "overdue": false,
+  "course_completion_date": null,
+  "recurrence_date": null
+ },
+ "CourseIndividualSummary": {
+  "userid": 2,
+  "username": "Arthur Author",
+  "courses_assigned": 1,
+  "courses_completed": 0,
+  "courses_in_progress": 0,
+  "courses_not_started": 1,
+  "courses_overdue": 0
+ },
+ "CourseLastCompletion": {
+  "course_assignment_stage_completionid": 2,
+  "doctype": "guide",
+  "docid": 1,
+  "course_stage_doc_revisionid": 2,
+  "assignee_userid": 4,
+  "manager_override_userid": null,
+  "init_date": 1800000000,
+  "end_date": null,
+  "work_log_entryid": null
+ },
+ "CourseStage": {
+  "course_stageid": 1,
+  "docid": 1,
+  "doctype": "guide",
+  "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+  "orderby": 0,
+  "strictness": "major",
+  "title": "Lockout/Tagout Before Maintenance",
+  "frequency_quantity": 1,
+  "frequency_unit": "year",
+  "completion": null,
+  "stage_assessmentid": null,
+  "assessmenttype": null,
+  "teamid_signer": null,
+  "quiz_passing_score": null,
+  "attempts_limit": null,
+  "skills_points_possible": null
+ },
+ "CourseTeamSummary": {
+  "teamid": 1,
+  "team_name": "Maintenance crew",
+  "members_count": 2,
+  "courses_assigned": 1,
+  "assignees": 2,
+  "completed": 0,
+  "in_progress": 1,
+  "not_started": 1,
+  "overdue": 0,
+  "completion_percentage": 0
+ },
+ "CourseUserCompletionStatus": {
+  "userid": 2,
+  "stages": [
+   {
+    "course_stageid": 1,
+    "due_date": 1802592000,
+    "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+    "last_completion": null,
+    "manager_override_userid": null,
+    "stage": 0,
+    "status": null,
+    "title": "Lockout/Tagout Before Maintenance"
+   },
+   {
+    "course_stageid": 2,
+    "due_date": 1802592000,
+    "doc_url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+    "last_completion": null,
+    "manager_override_userid": null,
+    "stage": 1,
+    "status": null,
+    "title": "Conveyor C-200 Drive Belt Replacement"
+   }
+  ]
+ },
+ "CourseUserStage": {
+  "course_stageid": 1,
+  "due_date": 1802592000,
+  "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+  "last_completion": null,
+  "manager_override_userid": null,
+  "stage": 0,
+  "status": null,
+  "title": "Lockout/Tagout Before Maintenance"
+ },
  "Flag": {
   "flagid": "GUIDE_IN_PROGRESS",
   "image": "https://demo.example.com/static/flags/GUIDE_IN_PROGRESS.svg",
@@ -591,17 +956,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "TYXu39dnbgGWp11b",
-   "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+   "guid": "YcC68EFcUlZH2jDz",
+   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -698,23 +1063,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
+    "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "TYXu39dnbgGWp11b",
-       "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-       "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+       "guid": "YcC68EFcUlZH2jDz",
+       "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+       "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
       }
      ]
     },
@@ -775,23 +1140,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/XprkRChRsixzJiTS.standard?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
+    "imageURL": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "XprkRChRsixzJiTS",
-       "mini": "https://demo.example.com/files/images/XprkRChRsixzJiTS.mini?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "thumbnail": "https://demo.example.com/files/images/XprkRChRsixzJiTS.thumbnail?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "140x105": "https://demo.example.com/files/images/XprkRChRsixzJiTS.140x105?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "200x150": "https://demo.example.com/files/images/XprkRChRsixzJiTS.200x150?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "standard": "https://demo.example.com/files/images/XprkRChRsixzJiTS.standard?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "440x330": "https://demo.example.com/files/images/XprkRChRsixzJiTS.440x330?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "medium": "https://demo.example.com/files/images/XprkRChRsixzJiTS.medium?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "large": "https://demo.example.com/files/images/XprkRChRsixzJiTS.large?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "huge": "https://demo.example.com/files/images/XprkRChRsixzJiTS.huge?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN",
-       "original": "https://demo.example.com/files/images/XprkRChRsixzJiTS.original?exp=1800007200&sig=94leMx-ONtZFTnvhFtwiebZt8nH_gHoN"
+       "guid": "l8Ppmq9DEsdGUxYC",
+       "mini": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.mini?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "thumbnail": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.thumbnail?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "140x105": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.140x105?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "200x150": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.200x150?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "standard": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "440x330": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.440x330?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "medium": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.medium?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "large": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.large?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "huge": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.huge?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+       "original": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.original?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt"
       }
      ]
     },
@@ -863,17 +1228,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "TYXu39dnbgGWp11b",
-   "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-   "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+   "guid": "YcC68EFcUlZH2jDz",
+   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
   },
   "srcid": null,
   "width": 800,
@@ -897,17 +1262,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "TYXu39dnbgGWp11b",
-  "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-  "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+  "guid": "YcC68EFcUlZH2jDz",
+  "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
  },
  "Item": {
   "type": "part",
@@ -982,7 +1347,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "TYXu39dnbgGWp11b",
+  "guid": "YcC68EFcUlZH2jDz",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -992,17 +1357,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "TYXu39dnbgGWp11b",
-    "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+    "guid": "YcC68EFcUlZH2jDz",
+    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
    },
    "srcid": null,
    "width": 800,
@@ -1131,6 +1496,155 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "reputation": 1
   }
  },
+ "ReviewDocument": {
+  "prdid": 1,
+  "prsid": 1,
+  "schedule_name": "Safety procedures",
+  "doctype": "guide",
+  "docid": 1,
+  "title": "Lockout/Tagout Before Maintenance",
+  "url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+  "added_date": 1783584000,
+  "last_reviewed_date": null,
+  "due_date": 1799136000,
+  "overdue_date": 1800345600,
+  "status": "due",
+  "open_change_requests": 0
+ },
+ "ReviewDocumentSearchResult": {
+  "doctype": "wiki",
+  "docid": 6,
+  "langid": "en",
+  "title": "Drive Belt B-1200",
+  "url": "https://demo.example.com/api/2.0/wikis/ITEM/Drive%20Belt%20B-1200",
+  "document": null
+ },
+ "ReviewSchedule": {
+  "prsid": 1,
+  "name": "Safety procedures",
+  "recurrence": "interval",
+  "month": null,
+  "day": null,
+  "interval_days": 180,
+  "window_days": 14,
+  "reviewers": {
+   "users": [
+    {
+     "userid": 3,
+     "username": "Mona Moderator",
+     "unique_username": "moderator",
+     "join_date": 1800000000,
+     "image": null,
+     "reputation": 1,
+     "url": "https://demo.example.com/api/2.0/users/3",
+     "teams": [
+      2
+     ],
+     "privileges": [
+      "Moderator",
+      "User"
+     ]
+    }
+   ],
+   "teams": [
+    {
+     "teamid": 2,
+     "image": null,
+     "name": "Quality assurance",
+     "description": "Reviews and signs off releases.",
+     "owner": 3,
+     "location": "Head office",
+     "latitude": null,
+     "longitude": null,
+     "reputation": 0,
+     "member_count": 3,
+     "new_member_since": 1800000000
+    }
+   ]
+  },
+  "creator": 2,
+  "created_date": 1782720000,
+  "num_documents": 2
+ },
+ "ReviewScheduleDetail": {
+  "prsid": 1,
+  "name": "Safety procedures",
+  "recurrence": "interval",
+  "month": null,
+  "day": null,
+  "interval_days": 180,
+  "window_days": 14,
+  "reviewers": {
+   "users": [
+    {
+     "userid": 3,
+     "username": "Mona Moderator",
+     "unique_username": "moderator",
+     "join_date": 1800000000,
+     "image": null,
+     "reputation": 1,
+     "url": "https://demo.example.com/api/2.0/users/3",
+     "teams": [
+      2
+     ],
+     "privileges": [
+      "Moderator",
+      "User"
+     ]
+    }
+   ],
+   "teams": [
+    {
+     "teamid": 2,
+     "image": null,
+     "name": "Quality assurance",
+     "description": "Reviews and signs off releases.",
+     "owner": 3,
+     "location": "Head office",
+     "latitude": null,
+     "longitude": null,
+     "reputation": 0,
+     "member_count": 3,
+     "new_member_since": 1800000000
+    }
+   ]
+  },
+  "creator": 2,
+  "created_date": 1782720000,
+  "num_documents": 2,
+  "documents": [
+   {
+    "prdid": 1,
+    "prsid": 1,
+    "schedule_name": "Safety procedures",
+    "doctype": "guide",
+    "docid": 1,
+    "title": "Lockout/Tagout Before Maintenance",
+    "url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
+    "added_date": 1783584000,
+    "last_reviewed_date": null,
+    "due_date": 1799136000,
+    "overdue_date": 1800345600,
+    "status": "due",
+    "open_change_requests": 0
+   },
+   {
+    "prdid": 2,
+    "prsid": 1,
+    "schedule_name": "Safety procedures",
+    "doctype": "guide",
+    "docid": 2,
+    "title": "Conveyor C-200 Drive Belt Replacement",
+    "url": "https://demo.example.com/Guide/Conveyor-C-200-Drive-Belt-Replacement/2",
+    "added_date": 1797408000,
+    "last_reviewed_date": null,
+    "due_date": 1812960000,
+    "overdue_date": 1814169600,
+    "status": "scheduled",
+    "open_change_requests": 1
+   }
+  ]
+ },
  "Step": {
   "title": "Lock out the conveyor",
   "lines": [
@@ -1185,23 +1699,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
+  "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "TYXu39dnbgGWp11b",
-     "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-     "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+     "guid": "YcC68EFcUlZH2jDz",
+     "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+     "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
     }
    ]
   },
@@ -1213,17 +1727,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "TYXu39dnbgGWp11b",
-    "mini": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.mini?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "thumbnail": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.thumbnail?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "140x105": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.140x105?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "200x150": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.200x150?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "standard": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.standard?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "440x330": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.440x330?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "medium": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.medium?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "large": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.large?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "huge": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.huge?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu",
-    "original": "https://demo.example.com/files/images/TYXu39dnbgGWp11b.original?exp=1800007200&sig=UG9Elj4ECOA4RGD9Hi3R0S0_trfG9Ouu"
+    "guid": "YcC68EFcUlZH2jDz",
+    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
    }
   ]
  },
@@ -1341,6 +1855,30 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "privileges": [
    "Admin",
    "User"
+  ]
+ },
+ "WebhookEvent": {
+  "id": 1,
+  "key": "Approvals.RequestSubmitted",
+  "displayName": "Approval Request Submitted",
+  "description": "A guide release was submitted for approval; data: the approval request (GET /approvals/request/{id})."
+ },
+ "WebhookEventGroup": {
+  "id": 1,
+  "name": "Approvals",
+  "events": [
+   {
+    "id": 1,
+    "key": "Approvals.RequestSubmitted",
+    "displayName": "Approval Request Submitted",
+    "description": "A guide release was submitted for approval; data: the approval request (GET /approvals/request/{id})."
+   },
+   {
+    "id": 2,
+    "key": "Approvals.StageCompleted",
+    "displayName": "Approval Stage Completed",
+    "description": "Every signature a stage needs was given; data: the approval request (GET /approvals/request/{id})."
+   }
   ]
  },
  "Wiki": {

@@ -23,6 +23,10 @@ import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewS
 import { Quiz, QuizCategory, QuizJson, QuizListEntry, QuizSession, QuizSessionEntry, QuizSubmission } from '../areas/quizzes/quizzes.schemas.js';
 import { Signer, Signoff, SignoffRequest, SignoffTeam, SignoffToken } from '../areas/sign-offs/signoffs.schemas.js';
 import { CourseAssigneesRatings, GuideAssignee, GuideAssigneesRatings, SkillBreakdown, SkillsMatrix, SkillWeights, SupervisorRating, TeamCourse } from '../areas/skills/skills.schemas.js';
+import {
+  AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course,
+  CourseAssignment, CourseStage, IndividualSummary, LastCompletion, StageChange, StageCompletionResult, TeamSummary as CourseTeamSummary, UserCompletionStatus, UserStage,
+} from '../areas/courses/courses.schemas.js';
 
 /** Name in the document -> the record's schema. */
 export const RECORDS: Record<string, TSchema> = {
@@ -45,6 +49,11 @@ export const RECORDS: Record<string, TSchema> = {
   Quiz, QuizJson, QuizListEntry, QuizCategory, QuizSession, QuizSessionEntry, QuizSubmission,
   Signoff, SignoffRequest, SignoffTeam, Signer, SignoffToken,
   SkillWeights, SupervisorRating, SkillBreakdown, SkillsMatrix, TeamCourse, CourseAssigneesRatings, GuideAssigneesRatings, GuideAssignee,
+  Course, CourseStage, CourseLastCompletion: LastCompletion, CourseUserStage: UserStage, CourseUserCompletionStatus: UserCompletionStatus, CourseAssignment,
+  CourseAssigneeUser: AssigneeUser, CourseAssigneeTeam: AssigneeTeam, CourseAssigneeStage: AssigneeStage, CourseAssigneeDetail: AssigneeDetail,
+  CourseCompletion: CompletionRow, CourseCompletionDetail: CompletionDetail, CourseStageChange: StageChange, CourseBulkChange: BulkChange,
+  CourseStageCompletionResult: StageCompletionResult, CourseIndividualSummary: IndividualSummary, CourseTeamSummary, CourseAssignmentSource: AssignmentSource,
+  CourseAssignmentDetails: AssignmentDetails,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -118,7 +118,7 @@ export interface CourseStageCompletionTable {
 
 export interface CoursesTables {
   courses: CourseTable;
-  course_revisions: CourseRevisionTable;
+  course_wiki_revisions: CourseRevisionTable;
   course_stages: CourseStageTable;
   course_assignments: CourseAssignmentTable;
   course_assignees: CourseAssigneeTable;

@@ -16,6 +16,7 @@ import { ALL_FLAGS, flagRecord, GUIDE_FLAGS, USER_FLAGS } from './guides.flags.j
 import { changeGuide } from './guides.changes.js';
 import { guideFor } from './guides.access.js';
 import { NothingToChange } from '../content/revisions.js';
+import { completeStagesOnDocument } from '../shared/course-completion.js';
 
 const USERS_TAG = ['Users'];
 const TAG = ['Guides'];
@@ -84,7 +85,14 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const ctx = await guideFor(app, request, guideid, langid, 'read');
     const key = { userid: user.userid, guideid: ctx.row.guideid, langid: ctx.row.langid };
-    return { ...key, date: await setMark(db, table, key, on, clock.now()) };
+    if (!(on && table === 'guide_completions')) return { ...key, date: await setMark(db, table, key, on, clock.now()) };
+    // Marking a guide completed completes the user's course stages on it (tied to the revision read), in the same transaction.
+    const date = await db.transaction().execute(async (trx) => {
+      const d = await setMark(trx, table, key, on, clock.now());
+      await completeStagesOnDocument(trx, clock, { userid: user.userid, doctype: 'guide', docid: ctx.row.guideid, doc_revisionid: ctx.row.revisionid, via: 'guide_completed' });
+      return d;
+    });
+    return { ...key, date };
   }
 
   for (const method of ['put', 'delete'] as const) {
@@ -94,7 +102,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
       schema: {
         tags: TAG,
         summary: on ? 'Mark a guide completed' : 'Mark a guide not completed',
-        description: 'For the logged-in user; idempotent. Answers the resulting completion status.',
+        description: on ? 'For the logged-in user; idempotent. Also completes the user\'s assigned course stages on the guide (tied to the revision read). Answers the resulting completion status.' : 'For the logged-in user; idempotent. Answers the resulting completion status.',
         params: GuideParam,
         querystring: LangOnly,
         response: { 200: CompletionStatus, ...errorResponses(401, 403, 404, 422) },

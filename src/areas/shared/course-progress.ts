@@ -7,6 +7,7 @@
 // assessments and modules change progress without importing the courses area.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { enqueueJob } from '../../jobs/queue.js';
 import type { StageStatus } from '../courses/courses.tables.js';
 import { assigneeStatus, recurrenceEnd, type AssignedStage } from './course-status.js';
 
@@ -121,6 +122,7 @@ export async function refreshAssignees(trx: Db, now: number, wikiid: number, use
   const stages = await trx.selectFrom('course_stages').select('course_stageid').where('wikiid', '=', wikiid).where('active', '=', 1).execute();
   const stageIds = new Set(stages.map((s) => s.course_stageid));
   const total = stageIds.size;
+  let earliest: number | null = null;
   for (const part of userids ? chunks(userids) : [undefined]) {
     const rows = await trx.selectFrom('course_assignees')
       .selectAll()
@@ -161,10 +163,25 @@ export async function refreshAssignees(trx: Db, now: number, wikiid: number, use
         next_check_date: row.active && checks.length ? Math.min(...checks) : null,
       };
       const same = (Object.keys(next) as (keyof typeof next)[]).every((k) => (row[k] == null ? null : Number(row[k])) === next[k]);
-      if (!same) await trx.updateTable('course_assignees').set(next).where('course_assigneeid', '=', row.course_assigneeid).execute();
+      if (!same) {
+        await trx.updateTable('course_assignees').set(next).where('course_assigneeid', '=', row.course_assigneeid).execute();
+        if (next.next_check_date != null && (earliest == null || next.next_check_date < earliest)) earliest = next.next_check_date;
+      }
     }
   }
   await refreshCourseCounts(trx, wikiid, total);
+  if (earliest != null) await ensureExpiryRun(trx, now, earliest);
+}
+
+/** The job type of the expiry run (handled by the courses area: courses.jobs.ts). */
+export const EXPIRY_JOB = 'courses.expiry';
+
+/** Makes sure an expiry run is pending at `when` or earlier (called where a stored date to check is written). */
+export async function ensureExpiryRun(trx: Db, now: number, when: number): Promise<void> {
+  const runAt = Math.max(when, now);
+  const pending = await trx.selectFrom('jobs').select('jobid').where('type', '=', EXPIRY_JOB).where('status', '=', 'pending')
+    .where('run_at', '<=', runAt).limit(1).executeTakeFirst();
+  if (!pending) await enqueueJob(trx, { now: () => now }, EXPIRY_JOB, {}, { runAt });
 }
 
 /** The course's stored stage count, active assignee count and share of them completed (for GET /courses orderby). */

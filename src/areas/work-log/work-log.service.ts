@@ -11,6 +11,7 @@ import type { WorkLogTable } from './work-log.tables.js';
 import { fillsRequired } from './work-log.values.js';
 import { findEntry, workLogRecords } from './work-log.queries.js';
 import { publishEvent } from '../webhooks/webhooks.outbox.js';
+import { completeStagesOnDocument } from '../shared/course-completion.js';
 
 type Db = Kysely<Database>;
 
@@ -137,6 +138,12 @@ export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now
     await closeTimings(trx, row.entryid, now);
     if (change.to === 'started') await startTiming(trx, row.entryid, change.assignTo ?? row.userid, now);
     await publishStatusChanged(trx, row.entryid, now);
+    // A finished entry completes its performer's course stages on the guide, tied to the revision performed and to the entry.
+    if (change.to === 'complete') {
+      await completeStagesOnDocument(trx, { now: () => now }, {
+        userid: change.assignTo ?? row.userid, doctype: 'guide', docid: row.guideid, doc_revisionid: row.revisionid, via: 'work_log', source: { work_log_entryid: row.entryid },
+      });
+    }
     return 1;
   });
 }

@@ -34,14 +34,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     await db.schema.createIndex(`courses_${col}`).on('courses').columns(['deleted', col, 'wikiid']).execute();
   }
 
-  await withId(db, db.schema.createTable('course_revisions'), 'revisionid')
+  await withId(db, db.schema.createTable('course_wiki_revisions'), 'revisionid')
     .addColumn('wikiid', 'integer', (c) => c.notNull().references('courses.wikiid').onDelete('cascade'))
     .addColumn('userid', 'integer')
     .addColumn('date', 'bigint', (c) => c.notNull())
     /** JSON: the course's fields and its stage list at that revision. */
     .addColumn('snapshot', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('course_revisions_course').on('course_revisions').columns(['wikiid', 'revisionid']).execute();
+  await db.schema.createIndex('course_wiki_revisions_course').on('course_wiki_revisions').columns(['wikiid', 'revisionid']).execute();
 
   await withId(db, db.schema.createTable('course_stages'), 'course_stageid')
     .addColumn('wikiid', 'integer', (c) => c.notNull().references('courses.wikiid').onDelete('cascade'))
@@ -165,5 +165,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['course_stage_completions', 'course_stage_statuses', 'course_assignees', 'course_assignments', 'course_stages', 'course_revisions', 'courses']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['course_stage_completions', 'course_stage_statuses', 'course_assignees', 'course_assignments', 'course_stages', 'course_wiki_revisions', 'courses']) await db.schema.dropTable(t).ifExists().execute();
 }

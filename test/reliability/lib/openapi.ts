@@ -35,6 +35,8 @@ export interface Operation {
   body: { required: boolean; content: Record<string, JsonSchema> } | null;
   /** Response schemas by status, converted and closed (undocumented fields fail); null: no content. */
   responses: Record<string, JsonSchema | null>;
+  /** Media types other than JSON a status declares (a PDF): such a body is checked by its content-type only. */
+  otherMedia?: Record<string, string[]>;
   /** Response schemas by status as declared (objects not closed): for reading field names. */
   rawResponses: Record<string, JsonSchema | null>;
 }
@@ -116,8 +118,11 @@ export function operations(doc: any): Operation[] {
       const conv = (p: any): Param => ({ name: p.name, in: p.in, required: !!p.required || p.in === 'path', schema: toJsonSchema(p.schema ?? {}, doc, false) });
       const responses: Record<string, JsonSchema | null> = {};
       const rawResponses: Record<string, JsonSchema | null> = {};
+      const otherMedia: Record<string, string[]> = {};
       for (const [status, ref] of Object.entries<any>(op.responses ?? {})) {
         const r = deref(ref, doc);
+        const other = Object.keys(r?.content ?? {}).filter((m) => m !== 'application/json');
+        if (other.length) otherMedia[status] = other;
         const s = r?.content?.['application/json']?.schema;
         responses[status] = s ? toJsonSchema(s, doc, true) : null;
         rawResponses[status] = s ? toJsonSchema(s, doc, false) : null;
@@ -144,6 +149,7 @@ export function operations(doc: any): Operation[] {
         queryParams: params.filter((p) => p.in === 'query').map(conv),
         body,
         responses,
+        otherMedia,
         rawResponses,
       });
     }

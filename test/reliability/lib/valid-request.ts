@@ -68,6 +68,17 @@ async function webhookSubscription(w: World, n: number): Promise<string> {
   return String(JSON.parse(res.body).id);
 }
 
+/** A fresh course (one stage on a guide) per n, so that assignments of the same team never collide. */
+async function freshCourse(w: World, n: number): Promise<number> {
+  const now = w.t.clock.now();
+  const title = `Reliability course ${n} ${Math.random().toString(36).slice(2, 8)}`;
+  const { wikiid } = await w.db.insertInto('courses').values({ langid: 'en', title, title_lower: title.toLowerCase(), contents_raw: '', publish_date: null, userid: w.ids.admin.userid, created_date: now, modified_date: now, revisionid: 0 })
+    .returning('wikiid').executeTakeFirstOrThrow();
+  const guide = await w.db.selectFrom('guides').select('guideid').where('deleted', '=', 0).orderBy('guideid').executeTakeFirst();
+  if (guide) await w.db.insertInto('course_stages').values({ wikiid, position: 0, doctype: 'guide', docid: guide.guideid }).execute();
+  return wikiid;
+}
+
 /** Routes whose valid request needs a secret or a side channel. */
 export const RECIPES: Record<string, Recipe> = {
   'POST /user/token': async (w, c) => ({ body: { email: anyUser(w, c).email, password: anyUser(w, c).password } }),
@@ -88,6 +99,15 @@ export const RECIPES: Record<string, Recipe> = {
   'DELETE /webhooks/subscriptions/{id}': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
   'GET /webhooks/subscriptions/{id}/logs': async (w, _c, n) => ({ params: { id: await webhookSubscription(w, n) } }),
   'POST /approvals/process': async (w, _c, n) => ({ body: { name: `Reliability process ${n}`, stages: [{ userid: w.ids.admin.userid }] } }),
+  // Courses: an assignment of a fresh course to the team fixture (its leads may assign; none collide), stage completions of a stage assigned to the team's member.
+  'POST /course_assignments': async (w, _c, n) => ({ body: { wikiid: await freshCourse(w, n), assignee_teamid: w.teamid, due_within: 86_400 } }),
+  'POST /course_assignments/stage_completions': async (w, _c, n) => {
+    const wikiid = await freshCourse(w, n);
+    const now = w.t.clock.now();
+    await w.db.insertInto('course_assignments').values({ wikiid, assignee_userid: null, assignee_teamid: w.teamid, userid_assigner: w.ids.admin.userid, due_within: null, created_date: now }).execute();
+    const stage = await w.db.selectFrom('course_stages').select('course_stageid').where('wikiid', '=', wikiid).executeTakeFirst();
+    return { body: { completions: [{ userid: w.ids.member.userid, course_stageid: stage?.course_stageid ?? 1 }] } };
+  },
   'POST /periodic_review': async (w, _c, n) => ({ body: { name: `Reliability schedule ${n}`, recurrence: 'interval', interval_days: 180, window_days: 14, userids: [w.ids.admin.userid] } }),
 };
 
