@@ -1,4 +1,5 @@
 // Writes of the quizzes area: each change one named function in one transaction.
+import { inTx } from '../../db/transactions.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidField, unprocessable } from '../../http/errors.js';
 import { lockForTransaction } from '../../db/locks.js';
@@ -19,7 +20,7 @@ export interface QuizImport {
 /** A new quiz with its first revision; answers the quizid. */
 export async function createQuiz(db: Db, clock: Clock, userid: number, q: QuizImport): Promise<number> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const { quizid } = await trx.insertInto('quizzes').values({
       title: q.title, category: q.category ?? '', enabled: q.enabled === false ? 0 : 1, userid_created: userid, created_date: now, released_date: now,
     }).returning('quizid').executeTakeFirstOrThrow();
@@ -38,7 +39,7 @@ export async function createQuiz(db: Db, clock: Clock, userid: number, q: QuizIm
  */
 export async function reviseQuiz(db: Db, clock: Clock, userid: number, quiz: QuizRow, sentRevision: number, q: QuizImport, current: () => Promise<unknown>): Promise<void> {
   const now = clock.now();
-  const won = await db.transaction().execute(async (trx) => {
+  const won = await inTx(db, async (trx) => {
     const prev = await trx.selectFrom('quiz_revisions').select('passing_score').where('quiz_revisionid', '=', quiz.quiz_revisionid).executeTakeFirst();
     const { quiz_revisionid } = await trx.insertInto('quiz_revisions').values({
       quizid: quiz.quizid, title: q.title, description: q.description ?? '', passing_score: q.passing_score ?? prev?.passing_score ?? 70,
@@ -66,7 +67,7 @@ export async function attachQuiz(db: Db, clock: Clock, userid: number, quizid: n
 
 /** Marks the quizzes deleted and takes them off their documents; a deleted one stays deleted. */
 export async function deleteQuizzes(db: Db, quizids: number[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTx(db, async (trx) => {
     await trx.updateTable('quizzes').set({ deleted: 1 }).where('quizid', 'in', quizids).execute();
     await trx.deleteFrom('quiz_attachments').where('quizid', 'in', quizids).execute();
   });
@@ -105,7 +106,7 @@ const sessionLock = (t: SessionTarget) => `quiz_session:${t.userid}:${t.quiz.qui
 
 /** Saves answers in progress (the open session, made when there is none). */
 export async function saveSession(db: Db, clock: Clock, t: SessionTarget): Promise<SessionRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     await lockForTransaction(trx, sessionLock(t));
     await checkAttempts(trx, t);
     return openSession(trx, clock, t);
@@ -118,7 +119,7 @@ export async function saveSession(db: Db, clock: Clock, t: SessionTarget): Promi
  * submits one wins) and, when passed, completes the course stages it is attached to.
  */
 export async function submitSession(db: Db, clock: Clock, t: SessionTarget, data: Record<string, unknown>): Promise<{ session: SessionRow; results: Array<{ name: string; correct: boolean }> }> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     await lockForTransaction(trx, sessionLock(t));
     await checkAttempts(trx, t);
     const open = await openSession(trx, clock, t);
@@ -140,7 +141,7 @@ export async function submitSession(db: Db, clock: Clock, t: SessionTarget, data
  * cancelled session no longer counts: not as an attempt, not as a pass.
  */
 export async function cancelSessions(db: Db, clock: Clock, by: number, sessions: SessionRow[], field: (i: number) => string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTx(db, async (trx) => {
     const now = clock.now();
     for (const [i, s] of sessions.entries()) {
       const r = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: now })
@@ -153,7 +154,7 @@ export async function cancelSessions(db: Db, clock: Clock, by: number, sessions:
 
 /** Cancels every session of a user that is not cancelled yet; answers how many. */
 export async function invalidateUserSessions(db: Db, clock: Clock, by: number, userid: number): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     const rows = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: clock.now() })
       .where('userid', '=', userid).where('cancelled', '=', 0).returning(['quizid', 'end_date']).execute();
     const submitted = new Map<number, number>();

@@ -1,6 +1,7 @@
 // Writes of the sign-offs area: each change one named function in one transaction, each
 // transition one conditional UPDATE with its affected rows counted (of identical
 // concurrent requests one wins; the others are 422s).
+import { inTx } from '../../db/transactions.js';
 import type { Clock } from '../../clock.js';
 import { forbidden, invalidField } from '../../http/errors.js';
 import { hashToken, newToken } from '../../http/passwords.js';
@@ -56,7 +57,7 @@ export interface ResponseInput {
  */
 export async function respond(db: Db, clock: Clock, r: RequestRow, how: { trainer: number } | { token: string }, input: ResponseInput): Promise<number> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return inTx(db, async (trx) => {
     let trainer: number;
     let type: 'direct' | 'over_the_shoulder';
     if ('token' in how) {
@@ -87,7 +88,7 @@ export async function respond(db: Db, clock: Clock, r: RequestRow, how: { traine
  */
 export async function acknowledge(db: Db, clock: Clock, r: RequestRow): Promise<void> {
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
+  await inTx(db, async (trx) => {
     const u = await trx.updateTable('signoff_requests').set({ response_acknowledged: 1, acknowledged_at: now, open: null })
       .where('signoff_requestid', '=', r.signoff_requestid).where('is_cancelled', '=', 0).where('response_value', 'is not', null).where('response_acknowledged', '=', 0).executeTakeFirst();
     if (Number(u.numUpdatedRows) !== 1) throw invalidField('signoff_requestid', `Sign-off request ${r.signoff_requestid} has no response to acknowledge, or it is acknowledged already.`, 'invalid_transition');

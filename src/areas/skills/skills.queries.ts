@@ -1,6 +1,7 @@
 // What the skills model reads of the other areas' data (courses, quizzes, the work log,
 // sign-offs, supervisor ratings), for a whole set of users and documents in a fixed
 // number of queries (no query per user or document).
+import { inTx } from '../../db/transactions.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { DEFAULT_WEIGHTS, GROUPS, practiceValue, type SkillInputs, type Weights } from './skills.model.js';
@@ -18,7 +19,7 @@ export async function loadWeights(db: Db): Promise<Weights> {
 
 /** Replaces the weights of the groups given (in one transaction); the others are unchanged. */
 export async function saveWeights(db: Db, groups: Partial<Weights>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTx(db, async (trx) => {
     for (const [group, values] of Object.entries(groups) as Array<[keyof typeof GROUPS, Record<string, number>]>) {
       for (const [component, value] of Object.entries(values)) {
         await trx.insertInto('skills_weights').values({ group_name: group, component, value })
