@@ -563,7 +563,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "langid": "en",
   "namespace": "COURSE",
   "title": "Line maintenance basics",
-  "revisionid": 1,
+  "revisionid": 3,
   "contents_raw": "What every member of the maintenance crew does before working on the line.",
   "contents_json": {
    "type": "doc",
@@ -600,12 +600,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "frequency_quantity": 1,
     "frequency_unit": "year",
     "completion": null,
-    "stage_assessmentid": null,
-    "assessmenttype": null,
+    "stage_assessmentid": 1001,
+    "assessmenttype": "quiz",
     "teamid_signer": null,
     "quiz_passing_score": null,
-    "attempts_limit": null,
-    "skills_points_possible": null
+    "attempts_limit": 3,
+    "skills_points_possible": 10
    },
    {
     "course_stageid": 2,
@@ -669,7 +669,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stages": [
      {
       "course_stageid": 1,
-      "due_date": 1802592000,
+      "due_date": 1831536000,
       "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
       "last_completion": {
        "course_assignment_stage_completionid": 2,
@@ -679,12 +679,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
        "assignee_userid": 4,
        "manager_override_userid": null,
        "init_date": 1800000000,
-       "end_date": null,
+       "end_date": 1800000000,
        "work_log_entryid": null
       },
       "manager_override_userid": null,
       "stage": 0,
-      "status": "started",
+      "status": "completed",
       "title": "Lockout/Tagout Before Maintenance"
      },
      {
@@ -722,7 +722,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "langid": "en",
    "namespace": "COURSE",
    "title": "Line maintenance basics",
-   "revisionid": 1,
+   "revisionid": 3,
    "contents_raw": "What every member of the maintenance crew does before working on the line.",
    "contents_json": {
     "type": "doc",
@@ -759,12 +759,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
      "frequency_quantity": 1,
      "frequency_unit": "year",
      "completion": null,
-     "stage_assessmentid": null,
-     "assessmenttype": null,
+     "stage_assessmentid": 1001,
+     "assessmenttype": "quiz",
      "teamid_signer": null,
      "quiz_passing_score": null,
-     "attempts_limit": null,
-     "skills_points_possible": null
+     "attempts_limit": 3,
+     "skills_points_possible": 10
     },
     {
      "course_stageid": 2,
@@ -852,7 +852,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "assignee_userid": 4,
   "manager_override_userid": null,
   "init_date": 1800000000,
-  "end_date": null,
+  "end_date": 1800000000,
   "work_log_entryid": null
  },
  "CourseStage": {
@@ -866,12 +866,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "frequency_quantity": 1,
   "frequency_unit": "year",
   "completion": null,
-  "stage_assessmentid": null,
-  "assessmenttype": null,
+  "stage_assessmentid": 1001,
+  "assessmenttype": "quiz",
   "teamid_signer": null,
   "quiz_passing_score": null,
-  "attempts_limit": null,
-  "skills_points_possible": null
+  "attempts_limit": 3,
+  "skills_points_possible": 10
  },
  "CourseTeamSummary": {
   "teamid": 1,
@@ -956,17 +956,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "YcC68EFcUlZH2jDz",
-   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+   "guid": "IKgh6w9MxxkTKrpj",
+   "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -1063,23 +1063,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+    "imageURL": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "YcC68EFcUlZH2jDz",
-       "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-       "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+       "guid": "IKgh6w9MxxkTKrpj",
+       "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+       "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
       }
      ]
     },
@@ -1140,23 +1140,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
+    "imageURL": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.standard?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "l8Ppmq9DEsdGUxYC",
-       "mini": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.mini?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "thumbnail": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.thumbnail?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "140x105": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.140x105?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "200x150": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.200x150?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "standard": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.standard?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "440x330": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.440x330?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "medium": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.medium?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "large": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.large?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "huge": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.huge?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt",
-       "original": "https://demo.example.com/files/images/l8Ppmq9DEsdGUxYC.original?exp=1800007200&sig=CEuOTRIWCkx2Ee5Vg3hThIB5olTt4gCt"
+       "guid": "EhPFMcHNubkynbdS",
+       "mini": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.mini?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "thumbnail": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.thumbnail?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "140x105": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.140x105?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "200x150": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.200x150?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "standard": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.standard?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "440x330": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.440x330?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "medium": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.medium?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "large": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.large?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "huge": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.huge?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP",
+       "original": "https://demo.example.com/files/images/EhPFMcHNubkynbdS.original?exp=1800007200&sig=p3hLlog9j79oWwBU4Xd9HwSq6gLlOiIP"
       }
      ]
     },
@@ -1205,6 +1205,50 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "username": "Arthur Author",
   "dataType": "guide"
  },
+ "GuideAssignee": {
+  "userid": 2,
+  "username": "Arthur Author",
+  "rating": 0,
+  "training": 0,
+  "quiz": null,
+  "practice": 0,
+  "signoff": null,
+  "supervisor": null
+ },
+ "GuideAssigneesRatings": {
+  "guideid": 2,
+  "total": 2,
+  "assignees": [
+   {
+    "userid": 2,
+    "username": "Arthur Author",
+    "rating": 0,
+    "training": 0,
+    "quiz": null,
+    "practice": 0,
+    "signoff": null,
+    "supervisor": null
+   },
+   {
+    "userid": 4,
+    "username": "Uma User",
+    "rating": 0.885715,
+    "training": 1,
+    "quiz": null,
+    "practice": 0.2,
+    "signoff": null,
+    "supervisor": 1
+   }
+  ],
+  "averages": {
+   "rating": 0.442858,
+   "training": 0.5,
+   "quiz": null,
+   "practice": 0.1,
+   "signoff": null,
+   "supervisor": 1
+  }
+ },
  "GuideLight": {
   "category": "Plant Safety",
   "dataType": "guide",
@@ -1228,17 +1272,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "YcC68EFcUlZH2jDz",
-   "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-   "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+   "guid": "IKgh6w9MxxkTKrpj",
+   "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+   "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
   },
   "srcid": null,
   "width": 800,
@@ -1262,17 +1306,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "YcC68EFcUlZH2jDz",
-  "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-  "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+  "guid": "IKgh6w9MxxkTKrpj",
+  "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+  "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
  },
  "Item": {
   "type": "part",
@@ -1347,7 +1391,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "YcC68EFcUlZH2jDz",
+  "guid": "IKgh6w9MxxkTKrpj",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -1357,17 +1401,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "YcC68EFcUlZH2jDz",
-    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+    "guid": "IKgh6w9MxxkTKrpj",
+    "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
    },
    "srcid": null,
    "width": 800,
@@ -1440,6 +1484,211 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "DANGER"
   ],
   "image": null
+ },
+ "Quiz": {
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "modified_by": 2,
+  "title": "Lockout/tagout check",
+  "description": "Five questions on the lockout/tagout procedure.",
+  "passing_score": 80,
+  "deleted": 0,
+  "date": 1800000000,
+  "quiz_json": {
+   "elements": [
+    {
+     "name": "first",
+     "type": "radiogroup",
+     "title": "What comes first?",
+     "choices": [
+      "Isolate the energy source",
+      "Remove the guard"
+     ],
+     "correctAnswer": "Isolate the energy source"
+    },
+    {
+     "name": "sources",
+     "type": "checkbox",
+     "title": "Which are energy sources?",
+     "choices": [
+      "Electrical",
+      "Pneumatic"
+     ],
+     "correctAnswer": [
+      "Electrical",
+      "Pneumatic"
+     ]
+    }
+   ],
+   "title": "Lockout/tagout check"
+  },
+  "enabled": 1,
+  "nonMediaQuestionsCount": 5,
+  "category": "Safety",
+  "documents": [
+   {
+    "doctype": "guide",
+    "docid": 1
+   }
+  ],
+  "answers_shown": true
+ },
+ "QuizCategory": {
+  "name": "Safety"
+ },
+ "QuizJson": {
+  "elements": [
+   {
+    "name": "first",
+    "type": "radiogroup",
+    "title": "What comes first?",
+    "choices": [
+     "Isolate the energy source",
+     "Remove the guard"
+    ],
+    "correctAnswer": "Isolate the energy source"
+   },
+   {
+    "name": "sources",
+    "type": "checkbox",
+    "title": "Which are energy sources?",
+    "choices": [
+     "Electrical",
+     "Pneumatic"
+    ],
+    "correctAnswer": [
+     "Electrical",
+     "Pneumatic"
+    ]
+   }
+  ],
+  "title": "Lockout/tagout check"
+ },
+ "QuizListEntry": {
+  "quizid": 1,
+  "quiz_title": "Lockout/tagout check",
+  "guideid": 1,
+  "guide_title": "Lockout/Tagout Before Maintenance",
+  "guide_release_version": null,
+  "quizzes_submitted": 2,
+  "category": "Safety",
+  "quiz_last_released": 1800000000
+ },
+ "QuizSession": {
+  "quiz_sessionid": 1,
+  "userid": 4,
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "doctype": "guide",
+  "docid": 1,
+  "langid": "en",
+  "doc_revisionid": 2,
+  "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Electrical\"],\"verify\":true,\"order\":[\"Shut down\",\"Notify\",\"Lock and tag\"],\"tag\":\"Danger\"}",
+  "init_date": 1800000000,
+  "end_date": 1800000000,
+  "score": 60,
+  "passed": 0,
+  "cancelled": 0,
+  "last_modified": 1800000000
+ },
+ "QuizSessionEntry": {
+  "quiz_sessionid": 2,
+  "userid": 4,
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "doctype": "guide",
+  "docid": 1,
+  "langid": "en",
+  "doc_revisionid": 2,
+  "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Pneumatic\",\"Electrical\"],\"verify\":true,\"order\":[\"Notify\",\"Shut down\",\"Lock and tag\"],\"tag\":\"danger\"}",
+  "init_date": 1800000000,
+  "end_date": 1800000000,
+  "score": 100,
+  "passed": 1,
+  "cancelled": 0,
+  "last_modified": 1800000000,
+  "quiz_title": "Lockout/tagout check",
+  "username": "Uma User"
+ },
+ "QuizSubmission": {
+  "session": {
+   "quiz_sessionid": 1,
+   "userid": 4,
+   "quizid": 1,
+   "quiz_revisionid": 1,
+   "doctype": "guide",
+   "docid": 1,
+   "langid": "en",
+   "doc_revisionid": 2,
+   "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Electrical\"],\"verify\":true,\"order\":[\"Shut down\",\"Notify\",\"Lock and tag\"],\"tag\":\"Danger\"}",
+   "init_date": 1800000000,
+   "end_date": 1800000000,
+   "score": 60,
+   "passed": 0,
+   "cancelled": 0,
+   "last_modified": 1800000000
+  },
+  "quiz": {
+   "quizid": 1,
+   "quiz_revisionid": 1,
+   "modified_by": 2,
+   "title": "Lockout/tagout check",
+   "description": "Five questions on the lockout/tagout procedure.",
+   "passing_score": 80,
+   "deleted": 0,
+   "date": 1800000000,
+   "quiz_json": {
+    "elements": [
+     {
+      "name": "first",
+      "type": "radiogroup",
+      "title": "What comes first?",
+      "choices": [
+       "Isolate the energy source",
+       "Remove the guard"
+      ],
+      "correctAnswer": "Isolate the energy source"
+     },
+     {
+      "name": "sources",
+      "type": "checkbox",
+      "title": "Which are energy sources?",
+      "choices": [
+       "Electrical",
+       "Pneumatic"
+      ],
+      "correctAnswer": [
+       "Electrical",
+       "Pneumatic"
+      ]
+     }
+    ],
+    "title": "Lockout/tagout check"
+   },
+   "enabled": 1,
+   "nonMediaQuestionsCount": 5,
+   "category": "Safety",
+   "documents": [
+    {
+     "doctype": "guide",
+     "docid": 1
+    }
+   ],
+   "answers_shown": true
+  },
+  "results": [
+   {
+    "name": "first",
+    "correct": true
+   },
+   {
+    "name": "sources",
+    "correct": false
+   }
+  ],
+  "attempts_limit": 3,
+  "attempts_used": 2,
+  "attempts_remaining": 1
  },
  "Release": {
   "releaseid": 1,
@@ -1645,6 +1894,21 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    }
   ]
  },
+ "SkillWeights": {
+  "top": {
+   "user": 0.5,
+   "management": 0.5
+  },
+  "user": {
+   "training": 0.5,
+   "quiz": 0.3,
+   "practice": 0.2
+  },
+  "management": {
+   "signoff": 0.5,
+   "supervisor": 0.5
+  }
+ },
  "Step": {
   "title": "Lock out the conveyor",
   "lines": [
@@ -1699,23 +1963,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
+  "imageURL": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "YcC68EFcUlZH2jDz",
-     "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-     "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+     "guid": "IKgh6w9MxxkTKrpj",
+     "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+     "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
     }
    ]
   },
@@ -1727,17 +1991,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "YcC68EFcUlZH2jDz",
-    "mini": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.mini?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "thumbnail": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.thumbnail?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "140x105": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.140x105?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "200x150": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.200x150?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "standard": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.standard?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "440x330": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.440x330?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "medium": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.medium?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "large": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.large?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "huge": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.huge?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I",
-    "original": "https://demo.example.com/files/images/YcC68EFcUlZH2jDz.original?exp=1800007200&sig=VTBTkKVX9N-c_UULtLrBe7V9CwqYkj1I"
+    "guid": "IKgh6w9MxxkTKrpj",
+    "mini": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.mini?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "thumbnail": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.thumbnail?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "140x105": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.140x105?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "200x150": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.200x150?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "standard": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.standard?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "440x330": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.440x330?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "medium": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.medium?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "large": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.large?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "huge": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.huge?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M",
+    "original": "https://demo.example.com/files/images/IKgh6w9MxxkTKrpj.original?exp=1800007200&sig=7l4PdWKRcoalAvWPmu-pB2tp7NWQAk7M"
    }
   ]
  },
@@ -1753,6 +2017,13 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "reputation": 0,
   "member_count": 2,
   "new_member_since": 1800000000
+ },
+ "TeamCourse": {
+  "wikiid": 1,
+  "title": "Line maintenance basics",
+  "stages_count": 3,
+  "members_count": 2,
+  "average_rating": 0.380953
  },
  "TeamMember": {
   "userid": 2,
