@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
-import { forbidden, invalidField, notFound, unauthorized } from '../../http/errors.js';
+import { forbidden, invalidField, notFound } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { hashPassword, verifyPassword } from '../../http/passwords.js';
@@ -190,7 +190,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Start an over-the-shoulder sign-off',
-      description: `On the trainee's device (the trainee's token), the trainer types their \`login\` (e-mail address or unique username) and \`password\`. Wrong credentials are a 401 that does not say which was wrong; rate limited like logging in (429). The trainer must be allowed to answer this request (403 otherwise) and it must be unanswered (422). Answers a single-use \`signoff_token\`, valid ${SIGNOFF_TOKEN_TTL / 60} minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with \`signoff_token\`); it is stored hashed.`,
+      description: `On the trainee's device (the trainee's token), the trainer types their \`login\` (e-mail address or unique username) and \`password\`. Wrong credentials are a 403 \`invalid_credentials\` that does not say which was wrong; rate limited like logging in (429). The trainer must be allowed to answer this request (403 otherwise) and it must be unanswered (422). Answers a single-use \`signoff_token\`, valid ${SIGNOFF_TOKEN_TTL / 60} minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with \`signoff_token\`); it is stored hashed.`,
       params: RequestParam,
       body: PasswordBody,
       response: { 200: SignoffToken, ...errorResponses(401, 403, 404, 422, 429) },
@@ -201,7 +201,8 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     forbiddenUnless(r.userid_requestor === user.userid, 'An over-the-shoulder sign-off starts on the trainee\'s device.');
     const trainer = await findUserByLogin(db, request.body.login);
     const ok = await verifyPassword(request.body.password, trainer?.password_hash || dummyHash);
-    if (!trainer || !ok) throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+    // 403, not 401: the caller's own token is fine; the trainer's credentials are not.
+    if (!trainer || !ok) throw forbidden('The trainer\'s login or password is incorrect.', 'invalid_credentials');
     if (!trainer.enabled || trainer.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
     forbiddenUnless(await mayRespond(db, trainer.userid, r), 'This trainer may not answer this sign-off request.');
     if (r.is_cancelled || r.response_value !== null) throw invalidField('signoff_requestid', `Sign-off request ${r.signoff_requestid} is cancelled or answered already.`, 'invalid_transition');

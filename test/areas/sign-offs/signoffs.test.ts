@@ -139,7 +139,7 @@ describe('over the shoulder', () => {
     const other = await setup();
     const r2 = checked(await t.post('/courses/stage-sign-offs/requests', { token: other.trainee.token, body: { stage_assessmentid: other.assessment } }), REQ, 201);
     const path = `/courses/stage-sign-offs/responses/${r.signoff_requestid}/initializeViaPassword`;
-    expect(checked(await t.post(path, { token: trainee.token, body: { login: trainer.email, password: 'wrong password' } }), INIT, 401).code).toBe('invalid_credentials');
+    expect(checked(await t.post(path, { token: trainee.token, body: { login: trainer.email, password: 'wrong password' } }), INIT, 403).code).toBe('invalid_credentials');
     checked(await t.post(path, { token: trainee.token, body: { login: outsider.email, password: DEFAULT_PASSWORD } }), INIT, 403);
     checked(await t.post(path, { token: outsider.token, body: { login: trainer.email, password: DEFAULT_PASSWORD } }), INIT, 403);
     checked(await t.post(path, { body: { login: trainer.email, password: DEFAULT_PASSWORD } }), INIT, 401);
