@@ -131,6 +131,8 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
       summary: 'Respond to a sign-off request',
       description: 'Body `{"signoff_requestid", "response_value": "pass" | "fail", "response_feedback", "work_log_entryid"?, "signoff_token"?}`. A member of the signer team (not the trainee; the trainer asked, when one was) answers; feedback is required (422 naming `response_feedback`). Over the shoulder: the trainee\'s device sends the `signoff_token` that initializeViaPassword answered; it is used up by this response, authorizes only this request, and the response is in the trainer\'s name (403 `invalid_signoff_token` when expired, used or made for another request). The response is kept with who, when, and the work log entry; the stage is not completed yet (the trainee acknowledges). An answered or cancelled request is a 422. Answers the request.',
       body: ResponseBody,
+      // A transition of the request (answered once): the reliability suites race it as one.
+      'x-transition': true,
       response: { 200: SignoffRequest, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
@@ -175,6 +177,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
       summary: 'Acknowledge a sign-off response',
       description: 'The trainee acknowledges the response (422 when there is none, or it is acknowledged already). A pass completes the stage now (never before this call), on the revision of the work log entry watched, else the one current when the trainee asked; a fail completes nothing, and the trainee may ask again. Answers the request.',
       params: RequestParam,
+      'x-transition': true,
       response: { 200: SignoffRequest, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {

@@ -4,6 +4,7 @@
 // 50 creates at once must each make their own record.
 import { unique } from '../../helpers/factories.js';
 import { makeGuide } from '../../helpers/factories/guides.js';
+import { makeWiki } from '../../helpers/factories/wikis.js';
 import { createQuiz, attachQuiz } from '../../../src/areas/quizzes/quizzes.service.js';
 import { nonMediaCount } from '../../../src/areas/quizzes/quizzes.scoring.js';
 import { QUIZ_JSON, ALL_CORRECT } from '../../helpers/factories/assessments.js';
@@ -75,7 +76,10 @@ export const ASSESSMENT_RECIPES: Record<string, Recipe> = {
   'POST /quizzes/import': async (_w, _c, n) => ({ body: { quiz_json: { ...QUIZ_JSON, title: `Reliability quiz ${n}` }, passing_score: 60, category: 'Reliability' } }),
   // An unattached quiz per n: deleting it changes no row count, each delete its own quiz.
   'POST /quizzes/delete': async (w) => ({ body: { quizids: [await newQuiz(w)] } }),
-  'POST /quizzes/attach/guide': async (w) => ({ body: { quizid: await newQuiz(w), guideid: (await quizOnGuide(w)).guideid } }),
+  // A fresh guide per n (the shared guide keeps its quiz for the session recipes).
+  'POST /quizzes/attach/guide': async (w) => ({ body: { quizid: await newQuiz(w), guideid: (await makeGuide(w.t, { ...w.ids.author, username: '' })).guideid } }),
+  // A fresh wiki per n: each attach its own attachment.
+  'POST /quizzes/attach/wiki': async (w) => ({ body: { quizid: await newQuiz(w), wikiid: (await makeWiki(w.t, { ...w.ids.author, username: '' })).wikiid } }),
   'POST /quizzes/sessions/save': async (w) => {
     const { guideid, quizid } = await quizOnGuide(w);
     return { body: { quizid, doctype: 'guide', docid: guideid, response_json: JSON.stringify({ q1: 'red' }) } };
@@ -103,7 +107,7 @@ export const ASSESSMENT_RECIPES: Record<string, Recipe> = {
     const guide = await makeGuide(w.t, { ...w.ids.author, username: '' });
     return { body: { ratings: [{ userid: w.ids.member.userid, doctype: 'guide', docid: guide.guideid, rating: 0.5 }] } };
   },
-  'POST /skills/ratings/supervisor/{doctype}/{docid}/{userid}': async (w) => ({ params: { doctype: 'guide', docid: String((await quizOnGuide(w)).guideid), userid: String(w.ids.member.userid) }, body: { rating: 0.75 } }),
+  'POST /skills/ratings/supervisor/{doctype}/{docid}/{userid}': async (w) => ({ params: { doctype: 'guide', docid: String((await makeGuide(w.t, { ...w.ids.author, username: '' })).guideid), userid: String(w.ids.member.userid) }, body: { rating: 0.75 } }),
   'GET /skills/ratings/{doctype}/{docid}/{userid}': async (w) => ({ params: { doctype: 'guide', docid: String((await quizOnGuide(w)).guideid), userid: String(w.ids.member.userid) } }),
   'POST /skills/matrix': async (w) => ({ body: { userids: [w.ids.member.userid], guideids: [(await quizOnGuide(w)).guideid] } }),
 };
