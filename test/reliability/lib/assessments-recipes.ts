@@ -31,6 +31,13 @@ function quizOnGuide(w: World) {
   return shared.get(w)!;
 }
 
+async function quizOnFreshWiki(w: World) {
+  const wiki = await makeWiki(w.t, { ...w.ids.author, username: '' });
+  const quizid = await newQuiz(w);
+  await attachQuiz(w.db, w.t.clock, w.ids.author.userid, quizid, 'wiki', wiki.wikiid);
+  return { quizid, doctype: 'wiki', docid: wiki.wikiid as number };
+}
+
 /** A session of `userid` in progress on the shared quiz (inserted as such: any number may exist). */
 async function openSession(w: World, userid: number): Promise<number> {
   const { guideid, quizid } = await quizOnGuide(w);
@@ -80,14 +87,9 @@ export const ASSESSMENT_RECIPES: Record<string, Recipe> = {
   'POST /quizzes/attach/guide': async (w) => ({ body: { quizid: await newQuiz(w), guideid: (await makeGuide(w.t, { ...w.ids.author, username: '' })).guideid } }),
   // A fresh wiki per n: each attach its own attachment.
   'POST /quizzes/attach/wiki': async (w) => ({ body: { quizid: await newQuiz(w), wikiid: (await makeWiki(w.t, { ...w.ids.author, username: '' })).wikiid } }),
-  'POST /quizzes/sessions/save': async (w) => {
-    const { guideid, quizid } = await quizOnGuide(w);
-    return { body: { quizid, doctype: 'guide', docid: guideid, response_json: JSON.stringify({ q1: 'red' }) } };
-  },
-  'POST /quizzes/sessions/submit': async (w) => {
-    const { guideid, quizid } = await quizOnGuide(w);
-    return { body: { quizid, doctype: 'guide', docid: guideid, response_json: JSON.stringify(ALL_CORRECT) } };
-  },
+  // A fresh quiz on a fresh wiki per n: each save or submit its own session.
+  'POST /quizzes/sessions/save': async (w) => ({ body: { ...(await quizOnFreshWiki(w)), response_json: JSON.stringify({ q1: 'red' }) } }),
+  'POST /quizzes/sessions/submit': async (w) => ({ body: { ...(await quizOnFreshWiki(w)), response_json: JSON.stringify(ALL_CORRECT) } }),
   'POST /quizzes/sessions/cancel': async (w, c) => ({ body: { quiz_sessionid: await openSession(w, anyUser(w, c).userid) } }),
   'POST /quizzes/sessions/bulkCancel': async (w, c) => ({ body: { quiz_sessionids: [await openSession(w, anyUser(w, c).userid)] } }),
   'GET /quizzes/submissions/{sessionid}': async (w, c) => ({ params: { sessionid: String(await openSession(w, anyUser(w, c).userid)) } }),
