@@ -103,7 +103,8 @@ export function courseUsers(db: Db, wikiids: number[]) {
 }
 
 /** The guide and wiki stages (active) of courses. */
-export function courseDocs(db: Db, wikiids: number[]) {
+export async function courseDocs(db: Db, wikiids: number[]) {
+  if (!wikiids.length) return [];
   return db.selectFrom('course_stages').select(['wikiid', 'doctype', 'docid']).where('wikiid', 'in', wikiids).where('active', '=', 1)
     .where('doctype', 'in', ['guide', 'wiki']).orderBy('wikiid').orderBy('position').execute();
 }

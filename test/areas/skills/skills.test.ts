@@ -42,6 +42,9 @@ describe('weights', () => {
     expect(w).toEqual({ top: { user: 0.5, management: 0.5 }, user: { training: 0.5, quiz: 0.3, practice: 0.2 }, management: { signoff: 0.5, supervisor: 0.5 } });
     checked(await t.get('/skills/weights', { token: outsider.token }), 'GET /skills/weights', 403);
     checked(await t.get('/skills/weights'), 'GET /skills/weights', 401);
+    // a team without courses (an empty list of courses is no query error on PostgreSQL)
+    const empty = await makeTeam(t, lead);
+    expect(checked(await t.get(`/skills/teams/${empty.teamid}/courses`, { token: lead.token }), 'GET /skills/teams/{teamid}/courses', 200)).toEqual([]);
     checked(await t.put('/skills/weights', { token: lead.token, body: { top: { user: 0.5, management: 0.5 } } }), W, 403);
     expect(fieldsOf(checked(await t.put('/skills/weights', { token: admin.token, body: { user: { training: 0.5, quiz: 0.3, practice: 0.3 } } }), W, 422))).toEqual(['user']);
     checked(await t.put('/skills/weights', { token: admin.token, body: { user: { training: 0.5, quiz: 0.5 } } }), W, 422);
