@@ -128,6 +128,8 @@ interface Pool {
   /** Every public guide's id. */
   all: number[];
   prefixes: string[];
+  /** Courses with assignees (GET /course_assignees/course/{wikiid}/users). */
+  courses: number[];
   counts: BenchReport['data'];
   database: BenchReport['database'];
 }
@@ -160,7 +162,8 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
       const file = sqlitePath(databaseUrl);
       database = { kind: 'SQLite', version: v.rows[0].v, sizeMb: Math.round(statSync(file).size / 2 ** 20) };
     }
-    return { guides, all: all.map((g) => g.guideid), prefixes, counts, database };
+    const courses = (await db.selectFrom('courses').select('wikiid').where('deleted', '=', 0).where('assignee_count', '>', 0).orderBy('wikiid').execute()).map((c) => c.wikiid);
+    return { guides, all: all.map((g) => g.guideid), prefixes, courses, counts, database };
   } finally {
     await h.destroy();
   }
@@ -178,6 +181,8 @@ interface Scenario {
   requests(): LoadRequest[];
   /** A path whose answer the baseline serves (reads). */
   sample?(): string;
+  /** The sample is read with the benchmark's token (a route for logged-in users). */
+  authSample?: boolean;
 }
 
 function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
@@ -217,6 +222,7 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
   const guidePath = () => `${API}/guides/${randomGuide().guideid}`;
   const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
+  const assigneesPath = () => `${API}/course_assignees/course/${pool.courses[r.int(0, pool.courses.length - 1)]}/users?orderby=due_date&page=${r.int(1, 3)}`;
   const reads: Scenario[] = [
     // The app's floor: every hook of an API request (auth, security headers, CORS,
     // metrics, output formats) and a schema-serialized answer, and no database.
@@ -227,6 +233,10 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
     { name: 'guide-cold', request: `GET /guides/{id} (random of ${pool.all.length})`, kind: 'read', requests: () => [get(coldPath)], sample: coldPath },
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
+    ...(pool.courses.length ? [{
+      name: 'assignees', request: `GET /course_assignees/course/{wikiid}/users?orderby=due_date (random of ${pool.courses.length} courses, as the Admin)`, kind: 'read' as const,
+      requests: (): LoadRequest[] => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: assigneesPath(), headers: auth }) }], sample: assigneesPath, authSample: true,
+    }] : []),
     { name: 'comments', request: 'GET /comments?context=guide', kind: 'read', requests: () => [get(() => `${API}/comments?context=guide`)], sample: () => `${API}/comments?context=guide` },
   ];
   // 90 reads and 10 writes, interleaved the same way every run.
@@ -330,7 +340,7 @@ async function main() {
   });
   if (values.help) {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir]\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-cold, hierarchy, suggest, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+      'Scenarios: floor, list, list-offset, guide, guide-cold, hierarchy, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -362,7 +372,7 @@ async function main() {
     const samples: Record<string, string> = {};
     for (const s of list) {
       if (!s.sample) continue;
-      const res = await fetch(`${server.url}${s.sample()}`);
+      const res = await fetch(`${server.url}${s.sample()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
       if (res.status !== 200) throw new Error(`${s.name}: ${s.sample()} answered ${res.status}`);
       samples[s.name] = await res.text();
     }

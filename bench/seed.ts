@@ -370,10 +370,75 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   log(`later migrations (search index of wikis, users, comments, guides and steps; cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
   sink = dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : await postgresSink(o.databaseUrl);
 
+  // Courses (after the migrations that create their tables): a course per leaf category of
+  // three stages on random guides, assigned to one or two teams; every member of those teams
+  // has a stored assignee row, consistent with the stage statuses generated (0 to 3 stages
+  // completed, each through a completion row), as the app's own writes would leave it.
+  const courseRows: unknown[][] = [];
+  const stageRows: unknown[][] = [];
+  const assignmentRows: unknown[][] = [];
+  const assigneeRows: unknown[][] = [];
+  const statusRows: unknown[][] = [];
+  const completionRows: unknown[][] = [];
+  const membersOf = new Map<number, number[]>();
+  for (const m of members) membersOf.set(m[0] as number, [...(membersOf.get(m[0] as number) ?? []), m[1] as number]);
+  const userNames = new Map(users.map((u) => [u[0] as number, u[4] as string]));
+  let courseid = 0;
+  let stageid = 0;
+  let assignmentid = 0;
+  let assigneeid = 0;
+  let completionid = 0;
+  for (const leaf of leaves) {
+    courseid++;
+    const created = tick();
+    const stages = [0, 1, 2].map((position) => {
+      stageid++;
+      const docid = r.int(1, N);
+      stageRows.push([stageid, courseid, position, 'guide', docid, position === 0 ? 'major' : null]);
+      return { stageid, docid };
+    });
+    const teamids = [...new Set([r.int(1, nTeams), r.int(1, nTeams)])].slice(0, r.int(1, 2));
+    const reached = new Map<number, number>();
+    for (const teamid of teamids) {
+      assignmentid++;
+      assignmentRows.push([assignmentid, courseid, teamid, 1, 30 * 86_400, created]);
+      for (const u of membersOf.get(teamid) ?? []) if (!reached.has(u)) reached.set(u, assignmentid);
+    }
+    let done = 0;
+    for (const [userid, aid] of reached) {
+      const k = r.int(0, 3);
+      let last = 0;
+      for (let i = 0; i < k; i++) {
+        completionid++;
+        last = created + 3600 * (i + 1);
+        completionRows.push([completionid, stages[i].stageid, courseid, userid, 'guide', stages[i].docid, 1, 'explicit', last - 600, last]);
+        statusRows.push([stages[i].stageid, userid, courseid, 'completed', completionid, last]);
+      }
+      if (k === 3) done++;
+      assigneeid++;
+      assigneeRows.push([assigneeid, courseid, userid, aid, userNames.get(userid) ?? '', k === 3 ? 2 : k > 0 ? 1 : 0, 3, k, Math.floor((k * 10_000) / 3), created, created + 30 * 86_400, k === 3 ? last : null]);
+    }
+    courseRows.push([courseid, 'en', `Training: ${leaf}`, `training: ${leaf.toLowerCase()}`, `The ${leaf} course.`, created, created, 3, reached.size, reached.size ? Math.floor((done * 100) / reached.size) : 0]);
+  }
+  await sink.begin();
+  await sink.insert('courses', ['wikiid:int4', 'langid:text', 'title:text', 'title_lower:text', 'contents_raw:text', 'created_date:int8', 'modified_date:int8', 'stages_count:int4', 'assignee_count:int4', 'completion_percentage:int4'], courseRows);
+  await sink.insert('course_stages', ['course_stageid:int4', 'wikiid:int4', 'position:int4', 'doctype:text', 'docid:int4', 'strictness:text'], stageRows);
+  await sink.insert('course_assignments', ['course_assignmentid:int4', 'wikiid:int4', 'assignee_teamid:int4', 'userid_assigner:int4', 'due_within:int8', 'created_date:int8'], assignmentRows);
+  for (let i = 0; i < assigneeRows.length; i += BATCH) {
+    await sink.insert('course_assignees', ['course_assigneeid:int4', 'wikiid:int4', 'userid:int4', 'course_assignmentid:int4', 'username:text', 'status:int4', 'total_stages:int4', 'completed_stages:int4', 'stage_progress:int4', 'assignment_date:int8', 'due_date:int8', 'course_completion_date:int8'], assigneeRows.slice(i, i + BATCH));
+  }
+  for (let i = 0; i < completionRows.length; i += BATCH) {
+    await sink.insert('course_stage_completions', ['course_assignment_stage_completionid:int4', 'course_stageid:int4', 'wikiid:int4', 'userid:int4', 'doctype:text', 'docid:int4', 'doc_revisionid:int4', 'via:text', 'init_date:int8', 'end_date:int8'], completionRows.slice(i, i + BATCH));
+    await sink.insert('course_stage_statuses', ['course_stageid:int4', 'userid:int4', 'wikiid:int4', 'status:text', 'completionid:int4', 'modified_date:int8'], statusRows.slice(i, i + BATCH));
+  }
+  await sink.commit();
+  log(`courses: ${courseRows.length} (${stageRows.length} stages), ${assignmentRows.length} team assignments, ${assigneeRows.length} assignees, ${completionRows.length} stage completions`);
+
   if (dialect === 'postgres') {
     // Ids were given explicitly: move each identity past them.
     for (const [table, col] of [['users', 'userid'], ['teams', 'teamid'], ['wikis', 'wikiid'], ['wiki_revisions', 'revisionid'], ['tags', 'tagid'], ['guide_ids', 'guideid'],
-      ['images', 'imageid'], ['guide_steps', 'stepid'], ['guide_lines', 'lineid'], ['guide_step_revisions', 'revisionid'], ['guide_revisions', 'revisionid'], ['comments', 'commentid'], ['view_history', 'viewid']]) {
+      ['images', 'imageid'], ['guide_steps', 'stepid'], ['guide_lines', 'lineid'], ['guide_step_revisions', 'revisionid'], ['guide_revisions', 'revisionid'], ['comments', 'commentid'], ['view_history', 'viewid'],
+      ['courses', 'wikiid'], ['course_stages', 'course_stageid'], ['course_assignments', 'course_assignmentid'], ['course_assignees', 'course_assigneeid'], ['course_stage_completions', 'course_assignment_stage_completionid']]) {
       await sink.run(`select setval(pg_get_serial_sequence('${table}', '${col}'), greatest(1, (select coalesce(max(${col}), 0) from ${table})))`);
     }
   }

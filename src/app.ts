@@ -13,6 +13,7 @@ import type { DatabaseHandle } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
+import { registerConditionalRequests } from './http/conditional.js';
 import { registerOutputFormats } from './http/output.js';
 import { digitStringsToIntegers, registerBodyParsers, registerTextGuards } from './http/body.js';
 import { registerAuth } from './http/auth.js';
@@ -152,13 +153,15 @@ export async function buildApp(options: BuildAppOptions) {
   registerBodyParsers(app, config.bodyLimit);
   registerTextGuards(app);
   registerOutputFormats(app);
+  // After the output formats: the tag is of the bytes sent.
+  registerConditionalRequests(app, BASE_PATH);
   registerOps(app, handle, config.metricsToken);
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? true : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-App-Id', 'Accept', 'X-Requested-With'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow', 'Deprecation', 'Location'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow', 'Deprecation', 'Location', 'ETag'],
     maxAge: 600,
   });
   await app.register(rateLimit, {

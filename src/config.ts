@@ -7,6 +7,8 @@ import { parseAllowEntry } from './net/outgoing.js';
 
 export interface Config {
   port: number;
+  /** Server processes sharing the port (WEB_CONCURRENCY); 1: this process serves alone. */
+  webConcurrency: number;
   host: string;
   dataDir: string;
   /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://...` */
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const guideCacheTtl = int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300);
   return {
     port,
+    webConcurrency: Math.max(1, int('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1)),
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,

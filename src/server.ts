@@ -1,7 +1,14 @@
 // `npm start`: migrate, load the demo site the first time, listen, and shut down
 // gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM.
+//
+// WEB_CONCURRENCY=N (N > 1): this process migrates and seeds once, then runs N server
+// processes (node:cluster) that share the port and the database. What each keeps in
+// memory (guide and list caches, the hierarchy) is checked against stamps the database
+// keeps, so a write in one process is never read stale from another; jobs are claimed
+// by leases, so any process may run them. A process that dies is replaced.
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './clock.js';
@@ -9,12 +16,10 @@ import { buildApp, BASE_PATH } from './app.js';
 import { seedDemoOnce } from './demo/seed.js';
 
 const config = loadConfig();
-const handle = openDatabase(config.databaseUrl);
-const ran = await migrateToLatest(handle.db);
-const app = await buildApp({ config, handle, clock: systemClock });
-if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
 
-if (config.seedDemo) {
+/** Loads the demo site the first time (an empty database), and says how to log in. */
+async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>) {
+  if (!config.seedDemo) return;
   const out = await seedDemoOnce(handle.db, config, systemClock, (l) => console.log(l));
   if (out.seeded) {
     console.log('\nDemo site ready. Log in with:');
@@ -23,15 +28,76 @@ if (config.seedDemo) {
   }
 }
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'shutting down after an error');
-  else app.log.info({ signal }, 'shutting down');
-  await app.close();
-  // Only after every plugin's onClose hook: those may still write (buffered view history).
-  // A root onClose hook added here would run before them (hooks run last-added first).
-  await handle.destroy();
-});
+/** One server process. `prepared`: the supervisor migrated and seeded already. */
+async function serve(config: Config, prepared: boolean) {
+  const handle = openDatabase(config.databaseUrl);
+  const ran = prepared ? [] : await migrateToLatest(handle.db);
+  const app = await buildApp({ config, handle, clock: systemClock });
+  if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
+  if (!prepared) await seedDemo(config, handle);
 
-await app.listen({ port: config.port, host: config.host });
-app.jobs.start();
-console.log(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
+  // Under a supervisor, a terminal's Ctrl-C reaches every process of the group and the
+  // supervisor passes it on as SIGTERM: one signal, one graceful shutdown (a second would
+  // make close-with-grace exit at once).
+  if (prepared) process.on('SIGINT', () => {});
+  closeWithGrace({ delay: 10_000, ...(prepared ? { skip: ['SIGINT'] } : {}) }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    // Only after every plugin's onClose hook: those may still write (buffered view history).
+    // A root onClose hook added here would run before them (hooks run last-added first).
+    await handle.destroy();
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+  app.jobs.start();
+  if (!prepared) console.log(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
+}
+
+async function supervise(config: Config) {
+  // Migrated and seeded once, here, as a single process would (the app built, not listening).
+  const handle = openDatabase(config.databaseUrl);
+  const ran = await migrateToLatest(handle.db);
+  const app = await buildApp({ config, handle, clock: systemClock });
+  if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
+  await seedDemo(config, handle);
+  await app.close();
+  await handle.destroy();
+  let stopping = false;
+  let listening = 0;
+  let failedStarts = 0;
+  const start = () => cluster.fork({ CONTENT_PLATFORM_PREPARED: '1' });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    // Processes that die before any listens (a port in use, a bad setting) would die again.
+    if (listening === 0 && ++failedStarts >= config.webConcurrency * 2) {
+      console.error('server processes keep exiting before they listen; stopping');
+      process.exit(1);
+    }
+    console.error(`server process ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    start();
+  });
+  for (let i = 0; i < config.webConcurrency; i++) start();
+  cluster.on('listening', () => {
+    if (++listening === config.webConcurrency) {
+      console.log(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), ${config.webConcurrency} server processes`);
+    }
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // Each process finishes its requests and flushes its buffers (its own graceful shutdown).
+    const workers = Object.values(cluster.workers ?? {});
+    let left = workers.length;
+    if (left === 0) process.exit(0);
+    for (const w of workers) {
+      w?.once('exit', () => { if (--left === 0) process.exit(0); });
+      w?.process.kill('SIGTERM');
+    }
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (cluster.isPrimary && config.webConcurrency > 1) await supervise(config);
+else await serve(config, cluster.isWorker && process.env.CONTENT_PLATFORM_PREPARED === '1');

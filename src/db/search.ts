@@ -231,33 +231,39 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   const rowFilter = sql`d.target_type in (${sql.join(types)}) ${visible('d')} ${langFilter}`;
 
   // The candidates: row ids of search_docs, each with the tier query that found it.
-  let candidates: RawBuilder<unknown>;
+  let tierSql: (n: 0 | 1 | 2) => RawBuilder<unknown>;
   if (isPostgres(db)) {
     const query = tokens.map((t) => `${t}:*`).join(' & ');
     const titleQuery = tokens.map((t) => `${t}:*A`).join(' & ');
-    const tier = (where: RawBuilder<unknown>, n: number) => sql`(select d.id, ${n}::int as t from search_docs d where ${where} and ${rowFilter} limit ${cap})`;
-    candidates = sql`${tier(sql`lower(d.title) like ${like} escape '\\'`, 0)}
-      union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, 1)}
-      union all ${tier(sql`d.tsv @@ to_tsquery('simple', ${query})`, 2)}`;
+    const where = [sql`lower(d.title) like ${like} escape '\\'`, sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, sql`d.tsv @@ to_tsquery('simple', ${query})`];
+    tierSql = (n) => sql`(select d.id, ${n}::int as t from search_docs d where ${where[n]} and ${rowFilter} limit ${cap})`;
   } else {
-    const match = tokens.map((t) => `"${t}"*`).join(' ');
-    const titleMatch = `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`;
-    // FTS5: ^ anchors the phrase at the column's first token; * makes its last token a prefix.
-    const startMatch = `title : ^"${tokens.join(' ')}"*`;
-    const tier = (expr: string, n: number) => sql`select * from (select f.rowid as id, ${n} as t
-      from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${expr} and ${rowFilter} limit ${cap})`;
-    candidates = sql`${tier(startMatch, 0)} union all ${tier(titleMatch, 1)} union all ${tier(match, 2)}`;
+    const match = [`title : ^"${tokens.join(' ')}"*`, `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`, tokens.map((t) => `"${t}"*`).join(' ')];
+    tierSql = (n) => sql`select * from (select f.rowid as id, ${n} as t
+      from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${match[n]} and ${rowFilter} limit ${cap})`;
   }
-  const rows = await sql<{ type: string; id: number; langid: string; t: number; hit_title: string; title: string }>`
+  const fetchTiers = async (tiers: Array<0 | 1 | 2>) => (await sql<CandidateRow>`
     select d.target_type as type, d.target_id as id, d.target_langid as langid, c.t as t, d.title as hit_title, t.title as title
-    from (${candidates}) c
+    from (${sql.join(tiers.map(tierSql), sql` union all `)}) c
     join search_docs d on d.id = c.id
     join search_docs t on t.kind = d.target_type and t.docid = d.target_id and t.langid = d.target_langid ${visible('t')}
-    where ${targetFilter}`.execute(db);
+    where ${targetFilter}`.execute(db)).rows;
 
-  // The ranking, in one place for both databases (their collations and folding differ).
+  // The title-prefix tier comes from a btree range (PostgreSQL) or the FTS anchor (SQLite)
+  // and ranks first: when it alone fills the page, the word-prefix tiers (whose short
+  // prefixes scan much of the full-text index) cannot change the answer and are not asked.
+  const hits = rankHits(await fetchTiers([0]), prefix);
+  const wanted = page.offset + page.limit;
+  const ranked = hits.filter((h) => h.tier === 0).length >= wanted ? hits : rankHits(await fetchTiers([0, 1, 2]), prefix);
+  return ranked.slice(page.offset, wanted).map(({ type, id, langid, tier }) => ({ type, id, langid, tier }));
+}
+
+interface CandidateRow { type: string; id: number; langid: string; t: number; hit_title: string; title: string }
+
+/** One hit per target document, its best tier, in the order searchDocs describes. */
+function rankHits(rows: CandidateRow[], prefix: string): Array<SearchHit & { title: string }> {
   const hits = new Map<string, SearchHit & { title: string }>();
-  for (const r of rows.rows) {
+  for (const r of rows) {
     const tier = r.hit_title.toLowerCase().startsWith(prefix) ? 0 : Number(r.t) <= 1 ? 1 : 2;
     const key = `${r.type}\u0000${r.id}\u0000${r.langid}`;
     const seen = hits.get(key);
@@ -266,7 +272,5 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   }
   return [...hits.values()]
     .sort((a, b) => a.tier - b.tier || [...a.title].length - [...b.title].length || byCodePoints(a.title, b.title)
-      || byCodePoints(a.type, b.type) || a.id - b.id || byCodePoints(a.langid, b.langid))
-    .slice(page.offset, page.offset + page.limit)
-    .map(({ type, id, langid, tier }) => ({ type, id, langid, tier }));
+      || byCodePoints(a.type, b.type) || a.id - b.id || byCodePoints(a.langid, b.langid));
 }

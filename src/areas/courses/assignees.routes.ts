@@ -12,7 +12,7 @@ import { requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { likeEscape } from '../../db/helpers.js';
 import { STATUS_KEYS, STATUS_TEXT, assigneeStatus } from '../shared/course-status.js';
-import { expireDue, syncAssignees } from '../shared/course-progress.js';
+import { bringUpToDate } from '../shared/course-progress.js';
 import { AssigneeDetail, AssigneeQuery, AssigneeTeam, AssigneeUser, PageQuery } from './courses.schemas.js';
 import { findCourse, stagesOf, docInfo, docKey } from './courses.queries.js';
 import { avatars, stageStates, type AssigneeRow } from './courses.records.js';
@@ -29,10 +29,7 @@ export async function assigneesRoutes(fastify: FastifyInstance) {
 
   async function currentCourse(wikiid: number) {
     if (!(await findCourse(db, wikiid))) throw notFound('Course');
-    await db.transaction().execute(async (trx) => {
-      await syncAssignees(trx, clock.now(), { wikiid });
-      await expireDue(trx, clock.now(), { wikiid });
-    });
+    await bringUpToDate(db, clock.now(), { wikiid });
   }
   const visible = (user: AuthUser) => (managesCourses(user) ? sql<boolean>`1 = 1` : visibleUser(db, user, 'ca.userid'));
 

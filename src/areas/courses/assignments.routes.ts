@@ -12,7 +12,7 @@ import { Empty, errorResponses, Id, IdParam } from '../../http/schemas.js';
 import { invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
-import { expireDue, syncAssignees } from '../shared/course-progress.js';
+import { bringUpToDate } from '../shared/course-progress.js';
 import {
   AssignmentCreate, AssignmentDetails, AssignmentSource, BulkChange, CompleteBody, CompletionDetail, CompletionRow, CourseAssignment, DocParams,
   IdsBody, IndividualSummary, PageQuery, ScopeBody, StageChange, StageCompletionResult, StageCompletionsBody, TeamSummary,
@@ -35,10 +35,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
 
   /** Membership and expiry brought up to now for one user or course before it is read (a read agrees with the next expiry run). */
   async function current(scope: { userid: number } | { wikiid: number }) {
-    await db.transaction().execute(async (trx) => {
-      await syncAssignees(trx, clock.now(), scope);
-      await expireDue(trx, clock.now(), scope);
-    });
+    await bringUpToDate(db, clock.now(), scope);
   }
 
   async function existingAssignment(id: number, user: AuthUser): Promise<AssignmentRow> {
@@ -143,6 +140,12 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { doctype, docid } = request.params;
     await assignedOn(user.userid, doctype, docid);
+    const rev = request.body?.revisionid;
+    if (rev !== undefined) {
+      const known = doctype === 'guide' ? await db.selectFrom('guide_revisions').select('revisionid').where('revisionid', '=', rev).where('guideid', '=', docid).executeTakeFirst()
+        : doctype === 'wiki' ? await db.selectFrom('wiki_revisions').select('revisionid').where('revisionid', '=', rev).where('wikiid', '=', docid).executeTakeFirst() : undefined;
+      if (!known) throw invalidField('revisionid', `${rev} is not a revision of ${doctype} ${docid}.`);
+    }
     const n = await completeDocument(db, clock, config, user.userid, doctype, docid, request.body ?? {});
     return stageChange(user.userid, doctype, docid, n);
   });

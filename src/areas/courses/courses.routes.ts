@@ -18,6 +18,7 @@ import { courseRecords } from './courses.records.js';
 import { managesCourses, readsUser } from './courses.access.js';
 import { createCourse, deleteCourse, editCourse } from './courses.service.js';
 import { workLogPdf } from './courses.pdf.js';
+import { bringUpToDate } from '../shared/course-progress.js';
 import { findEntry } from '../work-log/work-log.queries.js';
 import { readsEntry } from '../work-log/work-log.access.js';
 
@@ -29,7 +30,8 @@ export async function coursesRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
 
-  async function record(wikiid: number, viewer: AuthUser | null) {
+  async function record(wikiid: number, viewer: AuthUser | null, fresh = false) {
+    if (fresh && (await findCourse(db, wikiid))) await bringUpToDate(db, clock.now(), { wikiid });
     const row = await findCourse(db, wikiid);
     if (!row) throw notFound('Course');
     return (await courseRecords(db, config, [row], viewer))[0];
@@ -112,6 +114,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (q.userid !== undefined && q.userid !== user.userid) {
       forbiddenUnless(await readsUser(db, user, q.userid), 'Only the user and who manages them see the user\'s courses.');
     }
+    if (q.userid !== undefined) await bringUpToDate(db, clock.now(), { userid: q.userid });
     const rows = await db.selectFrom('courses').selectAll()
       .where('deleted', '=', 0)
       .$if(!(q.disabledOkay && managesCourses(user)), (s) => s.where('enabled', '=', 1))
@@ -126,7 +129,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
   app.get('/courses/:wikiid', {
     config: { auth: 'user' },
     schema: { tags: TAG, summary: 'A course (extension)', description: 'The course record; each stage\'s `completion` is the caller\'s.', params: CourseParam, response: { 200: Course, ...errorResponses(401, 404, 422) } },
-  }, async (request) => record(request.params.wikiid, requireUser(request)));
+  }, async (request) => record(request.params.wikiid, requireUser(request), true));
 
   app.patch('/courses/:wikiid', {
     config: { auth: 'author' },

@@ -10,7 +10,7 @@ import type { Config } from '../../config.js';
 import { lockedAtRevision } from '../content/revisions.js';
 import { onGuideReleased, type ReleaseRow } from '../guides/guides.releases.js';
 import { coursesReaching, STAGE_COLUMNS, type AssignedStage } from '../shared/course-status.js';
-import { expireDue, invalidateStages, refreshAssignees, startStages, syncAssignees } from '../shared/course-progress.js';
+import { expireDue, invalidateReleasedDocument, invalidateStages, refreshAssignees, startStages, syncAssignees } from '../shared/course-progress.js';
 import { completeStages, completeStagesOnDocument } from '../shared/course-completion.js';
 import type { CourseDoctype } from './courses.tables.js';
 import type { StageInput } from './courses.schemas.js';
@@ -211,15 +211,7 @@ export async function bulkComplete(db: Db, clock: Clock, config: Config, manager
  */
 export async function invalidateOnRelease(trx: Db, release: ReleaseRow, now: number): Promise<void> {
   if (release.status !== 'released') return;
-  const stages = await trx.selectFrom('course_stages').select(['course_stageid'])
-    .where('doctype', '=', 'guide').where('docid', '=', release.guideid).where('active', '=', 1)
-    .where('strictness', 'in', release.type === 'major' ? ['major', 'minor'] : ['minor'])
-    .execute();
-  if (!stages.length) return;
-  const ids = stages.map((s) => s.course_stageid);
-  const users = await trx.selectFrom('course_stage_statuses').select('userid').distinct()
-    .where('course_stageid', 'in', ids).where('status', 'in', ['completed', 'started']).execute();
-  for (const { userid } of users) await invalidateStages(trx, now, userid, ids);
+  await invalidateReleasedDocument(trx, now, { doctype: 'guide', docid: release.guideid, type: release.type });
 }
 
 onGuideReleased(invalidateOnRelease);

@@ -9,9 +9,8 @@
 // works for at least MEDIA_URL_TTL seconds, at most twice that. The key is MEDIA_URL_SECRET
 // or, when unset, a random key kept in DATA_DIR/media-url.key (the same for every process
 // sharing the data folder). Times come from the app's clock.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { keyFromDataDir } from '../../server-keys.js';
 import type { Config } from '../../config.js';
 import { systemClock, type Clock } from '../../clock.js';
 
@@ -31,20 +30,7 @@ function keyFor(config: Config): Buffer {
   if (config.mediaUrlSecret) {
     key = Buffer.from(config.mediaUrlSecret, 'utf8');
   } else {
-    const file = join(config.dataDir, 'media-url.key');
-    try {
-      key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-    } catch {
-      key = randomBytes(32);
-      mkdirSync(config.dataDir, { recursive: true });
-      try {
-        writeFileSync(file, key.toString('base64url'), { mode: 0o600, flag: 'wx' });
-      } catch {
-        // Another process wrote it first: use theirs.
-        key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-      }
-    }
-    if (key.length < 16) throw new Error(`${file} holds no usable key; delete it to make a new one.`);
+    key = keyFromDataDir(config.dataDir, 'media-url.key', 16, 'delete it to make a new one.');
   }
   keys.set(config, key);
   return key;

@@ -65,45 +65,27 @@ const dueOf = (r: Reach) => (r.due_within == null ? null : r.created_date + r.du
  * Makes the stored assignee rows within `scope` match the active assignments: adds rows
  * for users reached now (team members who joined), deactivates rows of users no longer
  * reached (left the team, assignment cancelled, course deleted; rows are kept), and
- * recomputes the rows that changed. Nothing reached changed: two reads, no write.
+ * recomputes the rows that changed. Nothing reached changed: three reads, no write.
  */
 export async function syncAssignees(trx: Db, now: number, scope: Scope): Promise<void> {
-  const want = await reached(trx, scope);
-  const have = await trx.selectFrom('course_assignees')
-    .select(['course_assigneeid', 'wikiid', 'userid', 'active', 'course_assignmentid', 'assignment_date', 'due_date'])
-    .$if('wikiid' in scope, (q) => q.where('wikiid', '=', (scope as { wikiid: number }).wikiid))
-    .$if('userid' in scope, (q) => q.where('userid', '=', (scope as { userid: number }).userid))
-    .execute();
+  const plan = await planSync(trx, scope);
   const changed = new Map<number, Set<number>>();
   const mark = (wikiid: number, userid: number) => {
     if (!changed.has(wikiid)) changed.set(wikiid, new Set());
     changed.get(wikiid)!.add(userid);
   };
-  const deactivate: number[] = [];
-  for (const row of have) {
-    const key = `${row.wikiid}:${row.userid}`;
-    const r = want.get(key);
-    want.delete(key);
-    if (!r) {
-      if (row.active) {
-        deactivate.push(row.course_assigneeid);
-        mark(row.wikiid, row.userid);
-      }
-      continue;
-    }
-    if (!row.active || row.course_assignmentid !== r.course_assignmentid || row.assignment_date !== r.created_date || row.due_date !== dueOf(r)) {
-      await trx.updateTable('course_assignees')
-        .set({ active: 1, course_assignmentid: r.course_assignmentid, assignment_date: r.created_date, due_date: dueOf(r), overdue: 0 })
-        .where('course_assigneeid', '=', row.course_assigneeid)
-        .execute();
-      mark(row.wikiid, row.userid);
-    }
+  for (const { row, r } of plan.update) {
+    await trx.updateTable('course_assignees')
+      .set({ active: 1, course_assignmentid: r.course_assignmentid, assignment_date: r.created_date, due_date: dueOf(r), overdue: 0 })
+      .where('course_assigneeid', '=', row.course_assigneeid)
+      .execute();
+    mark(row.wikiid, row.userid);
   }
-  for (const part of chunks(deactivate)) {
+  for (const part of chunks(plan.deactivate.map((d) => d.course_assigneeid))) {
     await trx.updateTable('course_assignees').set({ active: 0, next_check_date: null }).where('course_assigneeid', 'in', part).execute();
   }
-  const fresh = [...want.values()];
-  for (const part of chunks(fresh, 200)) {
+  for (const d of plan.deactivate) mark(d.wikiid, d.userid);
+  for (const part of chunks(plan.fresh, 200)) {
     await trx.insertInto('course_assignees')
       .values(part.map((r) => ({ wikiid: r.wikiid, userid: r.userid, course_assignmentid: r.course_assignmentid, username: r.username, assignment_date: r.created_date, due_date: dueOf(r) })))
       .onConflict((oc) => oc.columns(['wikiid', 'userid']).doNothing())
@@ -111,6 +93,56 @@ export async function syncAssignees(trx: Db, now: number, scope: Scope): Promise
     for (const r of part) mark(r.wikiid, r.userid);
   }
   for (const [wikiid, users] of changed) await refreshAssignees(trx, now, wikiid, [...users]);
+}
+
+type HaveRow = { course_assigneeid: number; wikiid: number; userid: number; active: number; course_assignmentid: number | null; assignment_date: number; due_date: number | null };
+
+/** What `syncAssignees` would change within `scope` (read only). */
+async function planSync(db: Db, scope: Scope): Promise<{ update: Array<{ row: HaveRow; r: Reach }>; deactivate: HaveRow[]; fresh: Reach[] }> {
+  const want = await reached(db, scope);
+  const have = await db.selectFrom('course_assignees')
+    .select(['course_assigneeid', 'wikiid', 'userid', 'active', 'course_assignmentid', 'assignment_date', 'due_date'])
+    .$if('wikiid' in scope, (q) => q.where('wikiid', '=', (scope as { wikiid: number }).wikiid))
+    .$if('userid' in scope, (q) => q.where('userid', '=', (scope as { userid: number }).userid))
+    .execute();
+  const update: Array<{ row: HaveRow; r: Reach }> = [];
+  const deactivate: HaveRow[] = [];
+  for (const row of have) {
+    const key = `${row.wikiid}:${row.userid}`;
+    const r = want.get(key);
+    want.delete(key);
+    if (!r) {
+      if (row.active) deactivate.push(row);
+      continue;
+    }
+    const due = row.due_date == null ? null : Number(row.due_date);
+    if (!row.active || row.course_assignmentid !== r.course_assignmentid || Number(row.assignment_date) !== r.created_date || due !== dueOf(r)) update.push({ row, r });
+  }
+  return { update, deactivate, fresh: [...want.values()] };
+}
+
+/**
+ * Brings the stored progress within `scope` up to `now` before a read: membership
+ * (`syncAssignees`) and expiry (`expireDue`), in one transaction, opened only when there
+ * is something to change (a read of an unchanged course writes nothing and takes no lock).
+ */
+export async function bringUpToDate(db: Db, now: number, scope: Scope): Promise<void> {
+  const plan = await planSync(db, scope);
+  const wikiid = 'wikiid' in scope ? scope.wikiid : undefined;
+  const userid = 'userid' in scope ? scope.userid : undefined;
+  const expiring = await db.selectFrom('course_stage_statuses').select('userid').where('status', '=', 'completed').where('expires_date', '<=', now)
+    .$if(wikiid !== undefined, (q) => q.where('wikiid', '=', wikiid!))
+    .$if(userid !== undefined, (q) => q.where('userid', '=', userid!))
+    .limit(1).executeTakeFirst();
+  const checking = await db.selectFrom('course_assignees').select('userid').where('next_check_date', '<=', now)
+    .$if(wikiid !== undefined, (q) => q.where('wikiid', '=', wikiid!))
+    .$if(userid !== undefined, (q) => q.where('userid', '=', userid!))
+    .limit(1).executeTakeFirst();
+  if (!plan.update.length && !plan.deactivate.length && !plan.fresh.length && !expiring && !checking) return;
+  await db.transaction().execute(async (trx) => {
+    await syncAssignees(trx, now, scope);
+    await expireDue(trx, now, { wikiid, userid });
+  });
 }
 
 /**
@@ -310,3 +342,23 @@ export async function expireDue(trx: Db, now: number, scope: Partial<{ wikiid: n
 
 /** The end of a completion's validity for `stage` completed at `at` (its recurrence), or null. */
 export const expiryOf = (stage: Pick<AssignedStage, 'frequency_quantity' | 'frequency_unit'>, at: number) => recurrenceEnd(at, stage.frequency_quantity, stage.frequency_unit);
+
+/**
+ * A release of a document became `released` (inside its transaction): every user's
+ * completed or started stage on it whose strictness asks for it is invalidated (`minor`:
+ * any release; `major`: a major one). Guides call it through the released slot (courses
+ * area), wikis from their release.
+ */
+export async function invalidateReleasedDocument(trx: Db, now: number, doc: { doctype: 'guide' | 'wiki'; docid: number; type: string }): Promise<number> {
+  const stages = await trx.selectFrom('course_stages').select(['course_stageid'])
+    .where('doctype', '=', doc.doctype).where('docid', '=', doc.docid).where('active', '=', 1)
+    .where('strictness', 'in', doc.type === 'major' ? ['major', 'minor'] : ['minor'])
+    .execute();
+  if (!stages.length) return 0;
+  const ids = stages.map((s) => s.course_stageid);
+  const users = await trx.selectFrom('course_stage_statuses').select('userid').distinct()
+    .where('course_stageid', 'in', ids).where('status', 'in', ['completed', 'started']).execute();
+  let n = 0;
+  for (const { userid } of users) n += await invalidateStages(trx, now, userid, ids);
+  return n;
+}

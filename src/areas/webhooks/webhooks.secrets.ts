@@ -4,8 +4,7 @@
 // random key kept in DATA_DIR/webhook-secrets.key): a copy of the database alone does not
 // give the keys away. No route ever answers a key; it is only written (`secretKey`).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { keyFromDataDir } from '../../server-keys.js';
 import type { Config } from '../../config.js';
 
 const keys = new WeakMap<Config, Buffer>();
@@ -17,20 +16,8 @@ function serverKey(config: Config): Buffer {
   if (config.webhookSecretsKey) {
     key = createHash('sha256').update(config.webhookSecretsKey, 'utf8').digest();
   } else {
-    const file = join(config.dataDir, 'webhook-secrets.key');
-    try {
-      key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-    } catch {
-      key = randomBytes(32);
-      mkdirSync(config.dataDir, { recursive: true });
-      try {
-        writeFileSync(file, key.toString('base64url'), { mode: 0o600, flag: 'wx' });
-      } catch {
-        // Another process wrote it first: use theirs.
-        key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-      }
-    }
-    if (key.length !== 32) throw new Error(`${file} holds no usable key; delete it (and set every webhook's secretKey again).`);
+    key = keyFromDataDir(config.dataDir, 'webhook-secrets.key', 32, "delete it (and set every webhook's secretKey again).");
+    if (key.length !== 32) throw new Error(`DATA_DIR/webhook-secrets.key must hold exactly 32 bytes (AES-256); delete it and set every webhook's secretKey again.`);
   }
   keys.set(config, key);
   return key;

@@ -1,5 +1,9 @@
-// GET /wikis/CATEGORY?display=hierarchy: the category tree and its display titles.
+// GET /wikis/CATEGORY?display=hierarchy: the category tree and its display titles, built
+// once per change and kept as bytes (a whole-site answer: building it reads every category).
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
+import { ByteLru } from '../guides/guides.cache.js';
+import { outputRewritesBody } from '../../http/output.js';
 import type { Database } from '../../db/schema.js';
 import { toBool } from '../../db/helpers.js';
 import type { Translator } from './translator.js';
@@ -85,4 +89,35 @@ export async function categoryHierarchy(db: Kysely<Database>, translator: Transl
   const display_titles: Record<string, string> = Object.create(null);
   for (const r of kept) display_titles[r.title] = display.get(r.wikiid)!;
   return { hierarchy: build(null, 0), display_titles };
+}
+
+const caches = new WeakMap<object, ByteLru>();
+const HIERARCHY_CACHE_BYTES = 8 * 2 ** 20;
+
+/**
+ * The hierarchy for these options, from bytes kept per process while the database's stamps
+ * say they hold: 'categories' (any write of a category or a translation, by triggers:
+ * migration 2026_11_24_1400) and, with requireGuides, 'guides' (any guide row). One
+ * primary-key read per request. Machine-translated titles are not kept: a translation
+ * that failed today (source text) may succeed tomorrow, with no stamp to say so.
+ */
+export async function sendHierarchy<T>(app: FastifyInstance, reply: FastifyReply, options: HierarchyOptions, build: () => Promise<T>): Promise<T> {
+  if (app.config.guideCacheMb <= 0 || options.machineTranslateLangid) return build();
+  let cache = caches.get(app.db);
+  if (!cache) caches.set(app.db, (cache = new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl)));
+  const stamps = await app.db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', ['categories', 'guides']).execute();
+  const stampOf = (key: string) => Number(stamps.find((s) => s.key === key)?.stamp ?? -1);
+  const categories = stampOf('categories');
+  const guides = options.requireGuides ? stampOf('guides') : 0;
+  const key = `${options.requireGuides ? 1 : 0}${options.includeStubs ? 1 : 0}:${options.langid ?? ''}`;
+  const now = app.clock.now();
+  let json = cache.get(key, categories, guides, now);
+  if (!json) {
+    // Built after the stamps were read: a write in between leaves newer bytes under an older stamp, never the reverse.
+    json = Buffer.from(reply.serializeInput((await build()) as Record<string, unknown>, '200') as string);
+    cache.set(key, categories, guides, now, json);
+  }
+  reply.header('content-type', 'application/json; charset=utf-8');
+  // The reply is sent here; Fastify ignores the handler's value once it is.
+  return reply.send(outputRewritesBody(reply.request) ? json.toString() : json) as unknown as T;
 }

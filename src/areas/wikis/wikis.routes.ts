@@ -12,7 +12,7 @@ import { recordView } from '../view-history/view-history.recorder.js';
 import { renderWikiTexts } from '../content/render.js';
 import { answeringConflict, unlessUnchanged } from '../content/revisions.js';
 import { categoryGuides } from './category-guides.js';
-import { categoryHierarchy } from './wikis.hierarchy.js';
+import { categoryHierarchy, sendHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
 import { fullRecord, releaseRecords } from './wikis.records.js';
 import {
@@ -84,12 +84,13 @@ export async function wikisRoutes(fastify: FastifyInstance) {
       querystring: ListQuery,
       response: { 200: Type.Union([Type.Array(WikiLight), Type.Array(Type.String()), Hierarchy]), ...errorResponses(422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { namespace } = request.params;
     const q = request.query;
     if (q.display === 'hierarchy') {
       if (namespace !== 'CATEGORY') throw invalidField('display', 'display=hierarchy is for CATEGORY only.');
-      return categoryHierarchy(db, translator, { requireGuides: q.requireGuides ?? false, includeStubs: q.includeStubs ?? false, langid: q.langid, machineTranslateLangid: q.machineTranslateLangid });
+      const options = { requireGuides: q.requireGuides ?? false, includeStubs: q.includeStubs ?? false, langid: q.langid, machineTranslateLangid: q.machineTranslateLangid };
+      return sendHierarchy(app, reply, options, () => categoryHierarchy(db, translator, options));
     }
     if (q.display === 'titles') {
       return namespaceTitles(db, namespace, q);

@@ -17,6 +17,7 @@ import { categoryHasGuides } from './category-guides.js';
 import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type WikiRow, withExcerpt } from './wikis.queries.js';
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
 import { checkMediaRefs, embedRefs, readableMedia } from '../media/media.access.js';
+import { invalidateReleasedDocument } from '../shared/course-progress.js';
 
 const CATEGORY_ONLY = ['parent', 'stub', 'identification'] as const;
 const ITEM_ONLY = ['item_type', 'suppliers'] as const;
@@ -363,6 +364,8 @@ export async function releaseWiki(db: Kysely<Database>, user: AuthUser, now: num
       title: body.title?.trim() || current.display_title || wiki.title, notes: body.notes ?? '', type,
       version: body.version ?? nextVersion(previous.map((p) => p.version), type), init_date: now, release_date: now,
     }).returning('releaseid').executeTakeFirstOrThrow();
+    // Course stages on this wiki whose strictness asks for it lose their completions (in this transaction).
+    await invalidateReleasedDocument(trx, now, { doctype: 'wiki', docid: wiki.wikiid, type });
     return row.releaseid;
   });
 }

@@ -28,6 +28,7 @@ import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
 import * as approvals from './2026_11_24_1000_approvals.js';
 import * as webhooks from './2026_11_24_1100_webhooks.js';
+import * as categoryStamp from './2026_11_24_1400_category_stamp.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1000_approvals': approvals,
   '2026_11_24_1100_webhooks': webhooks,
   '2026_11_24_1300_periodic_review': periodicReview,
+  '2026_11_24_1400_category_stamp': categoryStamp,
   '2026_11_25_0100_courses': courses,
   '2026_11_25_0200_quizzes': quizzes,
   '2026_11_25_0210_skills': skills,

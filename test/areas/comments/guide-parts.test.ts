@@ -61,6 +61,15 @@ describe('comments on guides and steps', () => {
     expect(await listed()).not.toContain(mine.commentid);
     expect(await listed(author.token)).toContain(mine.commentid);
     expect(await listed(admin.token)).toContain(mine.commentid);
+    // The same rule on the guide itself, through each way of listing (one context or all).
+    const onGuide = await makeComment(t, author, 'guide', g.guideid, { text: 'A note on the whole guide.' });
+    for (const query of ['context=guide&', '']) {
+      const ids = async (token?: string) => ((await t.get(`/comments?${query}limit=200&order=DESC`, { token })).json() as any[]).map((c) => c.commentid);
+      expect(await ids(user.token)).not.toContain(onGuide.commentid);
+      expect(await ids()).not.toContain(onGuide.commentid);
+      expect(await ids(author.token)).toEqual(expect.arrayContaining(query ? [onGuide.commentid] : [onGuide.commentid, mine.commentid]));
+      expect(await ids(admin.token)).toContain(onGuide.commentid);
+    }
   });
 
   it('deleting a step deletes its comments; a deleted guide\'s comments read as gone', async () => {

@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
+import { makeWiki } from '../../helpers/factories/wikis.js';
 import { openApiDocument, operations, type Operation } from '../../reliability/lib/openapi.js';
 import { checkResponse } from '../../reliability/lib/validate.js';
 import { expireCourses } from '../../../src/areas/courses/courses.jobs.js';
@@ -104,7 +105,12 @@ describe('assignments', () => {
     checked(await t.patch(`/course_assignments/start/guide/${g}`, { token: outsider.token }), 'PATCH /course_assignments/start/{doctype}/{docid}', 404);
     const started = checked(await t.patch(`/course_assignments/start/guide/${g}`, { token: member.token }), 'PATCH /course_assignments/start/{doctype}/{docid}', 200);
     expect(started.stages.find((s: any) => s.wikiid === c.wikiid).status).toBe('started');
-    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: {} }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: { revisionid: guides[1].revisionid } }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 422);
+    // Courses.StageCompleted goes through the webhook outbox in the completion's transaction.
+    checked(await t.post('/webhooks/subscriptions', { token: admin.token, body: { title: 'Courses', url: 'https://example.com/hooks', eventKeys: ['Courses.StageCompleted'], secretKey: 'a secret key for courses' } }), 'POST /webhooks/subscriptions', 201);
+    checked(await t.patch(`/course_assignments/complete/guide/${g}`, { token: member.token, body: { revisionid: guides[0].revisionid } }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    const events = await t.db.selectFrom('webhook_deliveries').select('event').where('event_key', '=', 'Courses.StageCompleted').execute();
+    expect(events.map((e) => JSON.parse(e.event).data).filter((d: any) => d.userid === member.userid && d.course_stageid === c.stages[0].course_stageid)).toMatchObject([{ course_stageid: c.stages[0].course_stageid, doctype: 'guide', title: guides[0].title }]);
     checked(await t.patch(`/course_assignments/invalidate/guide/${g}/${member.userid}`, { token: outsider.token }), 'PATCH /course_assignments/invalidate/{doctype}/{docid}/{userid}', 403);
     const inv = checked(await t.patch(`/course_assignments/invalidate/guide/${g}/${member.userid}`, { token: lead.token }), 'PATCH /course_assignments/invalidate/{doctype}/{docid}/{userid}', 200);
     expect(inv.stages.find((s: any) => s.wikiid === c.wikiid).status).toBe('invalidated');
@@ -150,6 +156,20 @@ describe('assignments', () => {
     expect(checked(await t.get('/course_assignments/teamSummaries', { token: lead.token }), 'GET /course_assignments/teamSummaries', 200).map((s: any) => s.teamid)).toContain(team.teamid);
     checked(await t.get(`/course_assignments/teamSummaries/${team.teamid}`, { token: lead.token }), 'GET /course_assignments/teamSummaries/{teamid}', 200);
     checked(await t.get(`/course_assignments/teamSummaries/${team.teamid}`, { token: member.token }), 'GET /course_assignments/teamSummaries/{teamid}', 403);
+  });
+});
+
+describe('releases', () => {
+  it('a released wiki invalidates completions of its stages by strictness (minor: any release)', async () => {
+    const wiki = await makeWiki(t, author);
+    const c = await course([{ doctype: 'wiki', docid: wiki.wikiid, strictness: 'minor' }, { doctype: 'guide', docid: guides[0].guideid }]);
+    const u = await makeUser(t);
+    await assign({ wikiid: c.wikiid, assignee_userid: u.userid });
+    const done = checked(await t.patch(`/course_assignments/complete/wiki/${wiki.wikiid}`, { token: u.token }), 'PATCH /course_assignments/complete/{doctype}/{docid}', 200);
+    expect(done.stages[0]).toMatchObject({ status: 'completed', last_completion: { course_stage_doc_revisionid: wiki.revisionid } });
+    expect((await t.post(`/wikis/${wiki.wikiid}/releases?revisionid=${wiki.revisionid}`, { token: author.token, body: { type: 'minor' } })).statusCode).toBe(201);
+    const one = checked(await t.get(`/course_assignments/completion/${c.wikiid}/${u.userid}`, { token: u.token }), 'GET /course_assignments/completion/{wikiid}/{userid}', 200);
+    expect(one.stages.map((s: any) => s.status)).toEqual(['invalidated', null]);
   });
 });
 

@@ -98,6 +98,31 @@ describe('GET /wikis/CATEGORY?display=hierarchy', () => {
   it('422 for a malformed language', async () => {
     expect((await t.get('/wikis/CATEGORY?display=hierarchy&machineTranslateLangid=French!')).json().errors[0].field).toBe('machineTranslateLangid');
   });
+
+  it('is kept as bytes between changes, and any write that shows in it (through the API or in the database by hand) is seen at once', async () => {
+    const read = async (query = '') => (await t.get(`/wikis/CATEGORY?display=hierarchy${query}`)).json();
+    const first = await t.get('/wikis/CATEGORY?display=hierarchy');
+    expect((await t.get('/wikis/CATEGORY?display=hierarchy')).body).toBe(first.body);
+    const added = await makeCategory(t, author, unique('Added '), { parent: other.title });
+    expect((await read()).hierarchy[other.title]).toEqual({ [added.title]: null });
+    // As another server process sharing the database would write it: the triggers keep the stamp.
+    await t.db.updateTable('wikis').set({ display_title: 'Renamed by hand' }).where('wikiid', '=', added.wikiid).execute();
+    expect((await read()).display_titles[added.title]).toBe('Renamed by hand');
+    await t.db.updateTable('wikis').set({ stub: 1 }).where('wikiid', '=', added.wikiid).execute();
+    expect((await read()).hierarchy[other.title]).toBeNull();
+    expect((await read('&includeStubs=true')).hierarchy[other.title]).toEqual({ [added.title]: null });
+    await t.db.updateTable('wiki_translations').set({ display_title: 'Blatt (neu)' }).where('wikiid', '=', leaf.wikiid).where('langid', '=', 'de').execute();
+    expect((await read('&langid=de')).display_titles[leaf.title]).toBe('Blatt (neu)');
+    // requireGuides follows the guides: a public guide filed under a category brings it in.
+    const shelf = await makeCategory(t, author, unique('Shelf '));
+    expect((await read('&requireGuides=true')).hierarchy).toEqual({});
+    const res = await t.post('/guides', { token: author.token, body: { type: 'replacement', title: unique('Guide '), category: shelf.title, public: true } });
+    expect(res.statusCode).toBe(201);
+    expect((await read('&requireGuides=true')).hierarchy).toEqual({ [shelf.title]: null });
+    // ?pretty and XML are made from the kept bytes too.
+    expect((await t.get('/wikis/CATEGORY?display=hierarchy&requireGuides=true&pretty')).body).toContain('\n  "hierarchy"');
+    expect((await t.get('/wikis/CATEGORY?display=hierarchy&requireGuides=true&format=xml')).body).toContain('<hierarchy>');
+  });
 });
 
 describe('machine translation through LibreTranslate', () => {

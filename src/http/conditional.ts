@@ -1,0 +1,42 @@
+// Conditional reads: every successful GET of the API answers an `ETag`, and a request
+// whose `If-None-Match` names it gets a 304 without a body, so a client that syncs stops
+// downloading what it already has. The tag is a digest of the bytes sent (after the
+// output format: JSON, `?pretty` and XML differ), so it changes exactly when what this
+// caller sees changes, whatever made it change (an edit, a permission, a translation):
+// no rule of any area has to be repeated here. The handler still runs, so a 304 of a
+// guide counts as a view. Responses that set their own tag (media files) keep it.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** The weak tag of a body: same bytes, same tag (weak: the content, not its encoding on the wire). */
+export function etagOf(body: string | Buffer): string {
+  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** Whether `If-None-Match` (a comma list, or `*`) names `tag`, compared weakly (RFC 9110 13.1.2). */
+export function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {
+  if (!header) return false;
+  const bare = tag.replace(/^W\//, '');
+  for (const part of header.split(',')) {
+    const candidate = part.trim();
+    if (candidate === '*' || candidate.replace(/^W\//, '') === bare) return true;
+  }
+  return false;
+}
+
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
+
+export function registerConditionalRequests(app: FastifyInstance, basePath: string) {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!isRead(request) || reply.statusCode !== 200 || reply.hasHeader('etag')) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (!request.url.startsWith(basePath + '/')) return payload;
+    const tag = etagOf(payload);
+    reply.header('etag', tag);
+    if (!matchesIfNoneMatch(request.headers['if-none-match'], tag)) return payload;
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return '';
+  });
+}

@@ -1,0 +1,98 @@
+// Several server processes on one database: each keeps caches in memory (guide records,
+// list pages, the category hierarchy), checked against stamps the database keeps, so a
+// write through one process is never read stale through another. And WEB_CONCURRENCY=N
+// runs N processes on one port behind one supervisor that migrates and seeds once and
+// shuts them down gracefully. Both databases (a database of its own on PostgreSQL).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, login, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
+import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
+
+const PG = process.env.TEST_DATABASE_URL;
+const dir = mkdtempSync(join(tmpdir(), 'cp-processes-'));
+const databases: string[] = [];
+
+async function newDatabase(name: string): Promise<string> {
+  if (!PG) return `sqlite:${join(dir, `${name}.sqlite`)}`;
+  const db = `cp_${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${db}`);
+  databases.push(db);
+  return withDatabase(PG, db);
+}
+
+afterAll(async () => {
+  for (const db of databases) await dropDatabase(db).catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('two server processes on one database', () => {
+  const servers: ServerProcess[] = [];
+  let tokens: string[] = [];
+  beforeAll(async () => {
+    const databaseUrl = await newDatabase('pair');
+    servers.push(await startServer({ databaseUrl, dataDir: dir }));
+    servers.push(await startServer({ databaseUrl, dataDir: dir, env: { SEED_DEMO: 'false' } }));
+    tokens = await Promise.all(servers.map((s) => login(s.url)));
+  }, 120_000);
+  afterAll(() => Promise.all(servers.map((s) => s.kill())));
+
+  it('a guide edited through one is read new through the other, every time (its record, its list page, the hierarchy)', async () => {
+    const [a, b] = servers;
+    const first = (await call(a.url, 'GET', '/guides?limit=1', tokens[0])).body[0];
+    const id = first.guideid as number;
+    for (let i = 0; i < 6; i++) {
+      const [writer, reader] = i % 2 ? [b, a] : [a, b];
+      const token = tokens[i % 2];
+      // The reader has the current record and list page cached before the write.
+      const before = await call(reader.url, 'GET', `/guides/${id}`, token);
+      await call(reader.url, 'GET', '/guides?limit=200', token);
+      const title = `Edited through process ${i % 2}, round ${i}`;
+      const edit = await call(writer.url, 'PATCH', `/guides/${id}?revisionid=${before.body.revisionid}`, token, { title });
+      expect(edit.status, edit.text).toBe(200);
+      expect((await call(reader.url, 'GET', `/guides/${id}`, token)).body.title).toBe(title);
+      const list = (await call(reader.url, 'GET', '/guides?limit=200', token)).body as Array<{ guideid: number; title: string }>;
+      expect(list.find((g) => g.guideid === id)?.title).toBe(title);
+    }
+    const hierarchy = async (s: ServerProcess) => (await call(s.url, 'GET', '/wikis/CATEGORY?display=hierarchy')).body.hierarchy as Record<string, unknown>;
+    expect(Object.keys(await hierarchy(b)).length).toBeGreaterThan(0);
+    const made = await call(a.url, 'POST', '/wikis', tokens[0], { namespace: 'CATEGORY', title: `Made through process 0 ${Date.now()}`, contents: 'A new root category.' });
+    expect(made.status, made.text).toBe(201);
+    expect(Object.keys(await hierarchy(b))).toContain(made.body.title);
+  });
+});
+
+/** A GET on a connection of its own (the supervisor's round robin gives each new connection to the next process). */
+function freshGet(url: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/api/2.0${path}`, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('WEB_CONCURRENCY', () => {
+  it('runs that many server processes on one port, migrated and seeded once, and stops them all gracefully', async () => {
+    const server = await startServer({ databaseUrl: await newDatabase('cluster'), dataDir: dir, env: { WEB_CONCURRENCY: '2' } });
+    try {
+      // Ready is one process listening; the supervisor says when all are.
+      for (let i = 0; i < 600 && !/2 server processes/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(server.output()).toMatch(/2 server processes/);
+      expect(server.output().match(/Demo site ready/g)).toHaveLength(1);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => freshGet(server.url, '/guides?limit=5')));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    } finally {
+      await server.stop();
+    }
+    expect(await server.exited).toBe(0);
+  }, 120_000);
+});
