@@ -669,7 +669,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stages": [
      {
       "course_stageid": 1,
-      "due_date": 1831536000,
+      "due_date": 1802592000,
       "doc_url": "https://demo.example.com/Guide/Lockout-Tagout-Before-Maintenance/1",
       "last_completion": {
        "course_assignment_stage_completionid": 2,
@@ -679,12 +679,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
        "assignee_userid": 4,
        "manager_override_userid": null,
        "init_date": 1800000000,
-       "end_date": 1800000000,
+       "end_date": null,
        "work_log_entryid": null
       },
       "manager_override_userid": null,
       "stage": 0,
-      "status": "completed",
+      "status": "started",
       "title": "Lockout/Tagout Before Maintenance"
      },
      {
@@ -852,7 +852,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "assignee_userid": 4,
   "manager_override_userid": null,
   "init_date": 1800000000,
-  "end_date": 1800000000,
+  "end_date": null,
   "work_log_entryid": null
  },
  "CourseStage": {
@@ -956,17 +956,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "YfhL7auit347c6C2",
-   "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+   "guid": "jUskxdEPuNeKFFAL",
+   "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -1063,23 +1063,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
+    "imageURL": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "YfhL7auit347c6C2",
-       "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-       "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+       "guid": "jUskxdEPuNeKFFAL",
+       "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+       "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
       }
      ]
     },
@@ -1140,23 +1140,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.standard?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
+    "imageURL": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.standard?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "16skgS5JXjrJqO2G",
-       "mini": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.mini?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "thumbnail": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.thumbnail?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "140x105": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.140x105?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "200x150": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.200x150?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "standard": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.standard?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "440x330": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.440x330?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "medium": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.medium?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "large": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.large?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "huge": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.huge?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP",
-       "original": "https://demo.example.com/files/images/16skgS5JXjrJqO2G.original?exp=1800007200&sig=XCCwgpA8ag6-fmC7H9jkrwR5FluOnZiP"
+       "guid": "k4CwZQvq0UxmSBgP",
+       "mini": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.mini?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "thumbnail": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.thumbnail?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "140x105": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.140x105?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "200x150": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.200x150?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "standard": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.standard?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "440x330": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.440x330?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "medium": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.medium?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "large": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.large?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "huge": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.huge?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf",
+       "original": "https://demo.example.com/files/images/k4CwZQvq0UxmSBgP.original?exp=1800007200&sig=qTR1wSIWo8yt2lYihmFl3hPYEMXrfhIf"
       }
      ]
     },
@@ -1272,17 +1272,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "YfhL7auit347c6C2",
-   "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-   "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+   "guid": "jUskxdEPuNeKFFAL",
+   "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+   "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
   },
   "srcid": null,
   "width": 800,
@@ -1306,17 +1306,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "YfhL7auit347c6C2",
-  "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-  "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+  "guid": "jUskxdEPuNeKFFAL",
+  "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+  "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
  },
  "Item": {
   "type": "part",
@@ -1391,7 +1391,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "YfhL7auit347c6C2",
+  "guid": "jUskxdEPuNeKFFAL",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -1401,17 +1401,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "YfhL7auit347c6C2",
-    "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+    "guid": "jUskxdEPuNeKFFAL",
+    "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
    },
    "srcid": null,
    "width": 800,
@@ -1593,7 +1593,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "QuizSessionEntry": {
   "quiz_sessionid": 2,
-  "userid": 4,
+  "userid": 1,
   "quizid": 1,
   "quiz_revisionid": 1,
   "doctype": "guide",
@@ -1608,7 +1608,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "cancelled": 0,
   "last_modified": 1800000000,
   "quiz_title": "Lockout/tagout check",
-  "username": "Uma User"
+  "username": "Ada Admin"
  },
  "QuizSubmission": {
   "session": {
@@ -1687,8 +1687,8 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    }
   ],
   "attempts_limit": 3,
-  "attempts_used": 2,
-  "attempts_remaining": 1
+  "attempts_used": 1,
+  "attempts_remaining": 2
  },
  "Release": {
   "releaseid": 1,
@@ -1963,23 +1963,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
+  "imageURL": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "YfhL7auit347c6C2",
-     "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-     "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+     "guid": "jUskxdEPuNeKFFAL",
+     "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+     "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
     }
    ]
   },
@@ -1991,17 +1991,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "YfhL7auit347c6C2",
-    "mini": "https://demo.example.com/files/images/YfhL7auit347c6C2.mini?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "thumbnail": "https://demo.example.com/files/images/YfhL7auit347c6C2.thumbnail?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "140x105": "https://demo.example.com/files/images/YfhL7auit347c6C2.140x105?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "200x150": "https://demo.example.com/files/images/YfhL7auit347c6C2.200x150?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "standard": "https://demo.example.com/files/images/YfhL7auit347c6C2.standard?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "440x330": "https://demo.example.com/files/images/YfhL7auit347c6C2.440x330?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "medium": "https://demo.example.com/files/images/YfhL7auit347c6C2.medium?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "large": "https://demo.example.com/files/images/YfhL7auit347c6C2.large?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "huge": "https://demo.example.com/files/images/YfhL7auit347c6C2.huge?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU",
-    "original": "https://demo.example.com/files/images/YfhL7auit347c6C2.original?exp=1800007200&sig=bSd0_fhKzueoz4NHPnZTkSx12GDED5KU"
+    "guid": "jUskxdEPuNeKFFAL",
+    "mini": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.mini?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "thumbnail": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.thumbnail?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "140x105": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.140x105?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "200x150": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.200x150?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "standard": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.standard?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "440x330": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.440x330?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "medium": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.medium?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "large": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.large?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "huge": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.huge?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc",
+    "original": "https://demo.example.com/files/images/jUskxdEPuNeKFFAL.original?exp=1800007200&sig=T6N4OxuSKpCik7arc1uYrZtPxdliITVc"
    }
   ]
  },
@@ -2023,7 +2023,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "title": "Line maintenance basics",
   "stages_count": 3,
   "members_count": 2,
-  "average_rating": 0.380953
+  "average_rating": 0.314286
  },
  "TeamMember": {
   "userid": 2,
