@@ -3,6 +3,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { withoutAnswers, type QuizJson } from './quizzes.scoring.js';
 import type { Quiz, QuizSession } from './quizzes.schemas.js';
 import { passedQuizzes, seesEveryAnswerKey } from './quizzes.access.js';
+import { usedUpQuizzes } from './quizzes.courses.js';
 import type { Db, QuizWithRevision, SessionRow } from './quizzes.queries.js';
 
 /**
@@ -32,10 +33,11 @@ export function quizRecord(q: QuizWithRevision, showAnswers: boolean): Quiz {
  * Quiz records for `viewer`: Authors, Admins and team leads see the answer key; a learner
  * sees it on quizzes they passed, or on which `usedUp` says they used up their attempts.
  */
-export async function quizRecords(db: Db, viewer: AuthUser | null, quizzes: QuizWithRevision[], usedUp: Set<number> = new Set()): Promise<Quiz[]> {
+export async function quizRecords(db: Db, viewer: AuthUser | null, quizzes: QuizWithRevision[], usedUp?: Set<number>): Promise<Quiz[]> {
   const all = await seesEveryAnswerKey(db, viewer);
   const passed = all || !viewer ? new Set<number>() : await passedQuizzes(db, viewer.userid, quizzes.map((q) => q.quiz.quizid));
-  return quizzes.map((q) => quizRecord(q, all || passed.has(q.quiz.quizid) || usedUp.has(q.quiz.quizid)));
+  const spent = usedUp ?? (all || !viewer ? new Set<number>() : await usedUpQuizzes(db, viewer.userid, quizzes.map((q) => ({ quizid: q.quiz.quizid, documents: q.documents }))));
+  return quizzes.map((q) => quizRecord(q, all || passed.has(q.quiz.quizid) || spent.has(q.quiz.quizid)));
 }
 
 export function sessionRecord(s: SessionRow): QuizSession {

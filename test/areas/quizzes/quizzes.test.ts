@@ -197,6 +197,9 @@ describe('sessions', () => {
     const second = checked(await t.post('/quizzes/sessions/submit', { token: learner.token, body: session(quiz.quizid, guide.guideid, HALF_CORRECT) }), 'POST /quizzes/sessions/submit', 200);
     expect(second).toMatchObject({ attempts_remaining: 0 });
     expect(second.quiz.answers_shown).toBe(true);
+    // attempts used up: the learner reads the key on the quiz itself too
+    expect(checked(await t.get(`/quizzes/${quiz.quizid}`, { token: learner.token }), 'GET /quizzes/{quizid}', 200).quiz_json.elements[0].correctAnswer).toBe('red');
+    expect(checked(await t.get(`/quizzes/${quiz.quizid}`, { token: other.token }), 'GET /quizzes/{quizid}', 200).answers_shown).toBe(false);
     const third = await t.post('/quizzes/sessions/submit', { token: learner.token, body: session(quiz.quizid, guide.guideid, ALL_CORRECT) });
     checked(third, 'POST /quizzes/sessions/submit', 422);
     expect(third.json().errors[0].code).toBe('attempts_used_up');
