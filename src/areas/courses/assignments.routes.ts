@@ -18,7 +18,7 @@ import {
   IdsBody, IndividualSummary, PageQuery, ScopeBody, StageChange, StageCompletionResult, StageCompletionsBody, TeamSummary,
 } from './courses.schemas.js';
 import { findAssignment, findCourse, type AssignmentRow } from './courses.queries.js';
-import { assignmentRecords, avatars, completionRows, userStages, type AssigneeRow } from './courses.records.js';
+import { assignmentRecords, avatars, completionRows, userStages } from './courses.records.js';
 import { managesAssignee, managesTeam, managesUser, readsAssignment, readsUser, visibleTeam, visibleUser } from './courses.access.js';
 import { assignCourse, bulkComplete, cancelAssignment, completeDocument, invalidateDocument, overrideAll, stagesReaching, startDocument } from './courses.service.js';
 
@@ -442,4 +442,3 @@ function sourceQuery(db: Db) {
     .where('a.cancelled', '=', 0).where('c.deleted', '=', 0);
 }
 
-export type { AssigneeRow };

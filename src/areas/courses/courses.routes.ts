@@ -171,6 +171,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (!row || row.status !== 'complete') throw notFound('Finished work log entry');
     forbiddenUnless(await readsEntry(db, config, user, row), 'You may not read this work log entry.');
     const pdf = await workLogPdf(db, clock.now(), row);
+    // The schema declares the bytes (a binary string); Fastify sends the Buffer as it is.
     return reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="work-log-${row.entryid}.pdf"`).send(pdf as unknown as string);
   });
 
