@@ -16,5 +16,8 @@ import type { ReviewTables } from '../areas/periodic-review/review.tables.js';
 import type { WebhooksTables } from '../areas/webhooks/webhooks.tables.js';
 import type { CoursesTables } from '../areas/courses/courses.tables.js';
 import type { TrainingModulesTables } from '../areas/training-modules/modules.tables.js';
+import type { QuizzesTables } from '../areas/quizzes/quizzes.tables.js';
+import type { SkillsTables } from '../areas/skills/skills.tables.js';
+import type { SignoffsTables } from '../areas/sign-offs/signoffs.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, TrainingModulesTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, TrainingModulesTables, QuizzesTables, SkillsTables, SignoffsTables {}

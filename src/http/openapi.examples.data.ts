@@ -563,7 +563,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "langid": "en",
   "namespace": "COURSE",
   "title": "Line maintenance basics",
-  "revisionid": 1,
+  "revisionid": 4,
   "contents_raw": "What every member of the maintenance crew does before working on the line.",
   "contents_json": {
    "type": "doc",
@@ -600,12 +600,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "frequency_quantity": 1,
     "frequency_unit": "year",
     "completion": null,
-    "stage_assessmentid": null,
-    "assessmenttype": null,
+    "stage_assessmentid": 1001,
+    "assessmenttype": "quiz",
     "teamid_signer": null,
     "quiz_passing_score": null,
-    "attempts_limit": null,
-    "skills_points_possible": null
+    "attempts_limit": 3,
+    "skills_points_possible": 10
    },
    {
     "course_stageid": 2,
@@ -722,7 +722,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "langid": "en",
    "namespace": "COURSE",
    "title": "Line maintenance basics",
-   "revisionid": 1,
+   "revisionid": 4,
    "contents_raw": "What every member of the maintenance crew does before working on the line.",
    "contents_json": {
     "type": "doc",
@@ -759,12 +759,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
      "frequency_quantity": 1,
      "frequency_unit": "year",
      "completion": null,
-     "stage_assessmentid": null,
-     "assessmenttype": null,
+     "stage_assessmentid": 1001,
+     "assessmenttype": "quiz",
      "teamid_signer": null,
      "quiz_passing_score": null,
-     "attempts_limit": null,
-     "skills_points_possible": null
+     "attempts_limit": 3,
+     "skills_points_possible": 10
     },
     {
      "course_stageid": 2,
@@ -866,12 +866,12 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "frequency_quantity": 1,
   "frequency_unit": "year",
   "completion": null,
-  "stage_assessmentid": null,
-  "assessmenttype": null,
+  "stage_assessmentid": 1001,
+  "assessmenttype": "quiz",
   "teamid_signer": null,
   "quiz_passing_score": null,
-  "attempts_limit": null,
-  "skills_points_possible": null
+  "attempts_limit": 3,
+  "skills_points_possible": 10
  },
  "CourseTeamSummary": {
   "teamid": 1,
@@ -967,9 +967,9 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "title": "Safe lifting",
   "preview": true,
   "attempt": 1,
-  "player_url": "https://demo.example.com/training-modules/play/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E/",
-  "launch_url": "https://demo.example.com/training-modules/play/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E/content/index.html",
-  "commit_url": "https://demo.example.com/api/2.0/external_training_modules/commits/9RXHKA7hI7fZf7NPtF8wT4IfSEPUulZGUiAe8se4N3E",
+  "player_url": "https://demo.example.com/training-modules/play/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY/",
+  "launch_url": "https://demo.example.com/training-modules/play/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY/content/index.html",
+  "commit_url": "https://demo.example.com/api/2.0/external_training_modules/commits/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY",
   "token_expires": 1800043200,
   "state": null,
   "completed": false
@@ -1021,17 +1021,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "XkBn4BWKyGrPn8BW",
-   "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+   "guid": "jSwuSFYl7XREpt96",
+   "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -1128,23 +1128,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+    "imageURL": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "XkBn4BWKyGrPn8BW",
-       "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-       "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+       "guid": "jSwuSFYl7XREpt96",
+       "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+       "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
       }
      ]
     },
@@ -1205,23 +1205,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.standard?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
+    "imageURL": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.standard?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "GfscaHnx8GTIeFL1",
-       "mini": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.mini?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "thumbnail": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.thumbnail?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "140x105": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.140x105?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "200x150": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.200x150?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "standard": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.standard?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "440x330": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.440x330?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "medium": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.medium?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "large": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.large?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "huge": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.huge?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh",
-       "original": "https://demo.example.com/files/images/GfscaHnx8GTIeFL1.original?exp=1800007200&sig=ZRfgh4z_JhWqhh7JLEmDJnnJf23y9wWh"
+       "guid": "Wcy4kjPoagcwtS1C",
+       "mini": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.mini?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "thumbnail": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.thumbnail?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "140x105": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.140x105?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "200x150": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.200x150?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "standard": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.standard?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "440x330": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.440x330?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "medium": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.medium?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "large": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.large?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "huge": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.huge?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+       "original": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.original?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro"
       }
      ]
     },
@@ -1270,6 +1270,50 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "username": "Arthur Author",
   "dataType": "guide"
  },
+ "GuideAssignee": {
+  "userid": 2,
+  "username": "Arthur Author",
+  "rating": 0,
+  "training": 0,
+  "quiz": null,
+  "practice": 0,
+  "signoff": null,
+  "supervisor": null
+ },
+ "GuideAssigneesRatings": {
+  "guideid": 2,
+  "total": 2,
+  "assignees": [
+   {
+    "userid": 2,
+    "username": "Arthur Author",
+    "rating": 0,
+    "training": 0,
+    "quiz": null,
+    "practice": 0,
+    "signoff": null,
+    "supervisor": null
+   },
+   {
+    "userid": 4,
+    "username": "Uma User",
+    "rating": 0.885715,
+    "training": 1,
+    "quiz": null,
+    "practice": 0.2,
+    "signoff": null,
+    "supervisor": 1
+   }
+  ],
+  "averages": {
+   "rating": 0.442858,
+   "training": 0.5,
+   "quiz": null,
+   "practice": 0.1,
+   "signoff": null,
+   "supervisor": 1
+  }
+ },
  "GuideLight": {
   "category": "Plant Safety",
   "dataType": "guide",
@@ -1293,17 +1337,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "XkBn4BWKyGrPn8BW",
-   "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-   "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+   "guid": "jSwuSFYl7XREpt96",
+   "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+   "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
   },
   "srcid": null,
   "width": 800,
@@ -1327,17 +1371,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "XkBn4BWKyGrPn8BW",
-  "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-  "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+  "guid": "jSwuSFYl7XREpt96",
+  "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
  },
  "Item": {
   "type": "part",
@@ -1412,7 +1456,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "XkBn4BWKyGrPn8BW",
+  "guid": "jSwuSFYl7XREpt96",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -1422,17 +1466,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "XkBn4BWKyGrPn8BW",
-    "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+    "guid": "jSwuSFYl7XREpt96",
+    "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
    },
    "srcid": null,
    "width": 800,
@@ -1505,6 +1549,211 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "DANGER"
   ],
   "image": null
+ },
+ "Quiz": {
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "modified_by": 2,
+  "title": "Lockout/tagout check",
+  "description": "Five questions on the lockout/tagout procedure.",
+  "passing_score": 80,
+  "deleted": 0,
+  "date": 1800000000,
+  "quiz_json": {
+   "elements": [
+    {
+     "name": "first",
+     "type": "radiogroup",
+     "title": "What comes first?",
+     "choices": [
+      "Isolate the energy source",
+      "Remove the guard"
+     ],
+     "correctAnswer": "Isolate the energy source"
+    },
+    {
+     "name": "sources",
+     "type": "checkbox",
+     "title": "Which are energy sources?",
+     "choices": [
+      "Electrical",
+      "Pneumatic"
+     ],
+     "correctAnswer": [
+      "Electrical",
+      "Pneumatic"
+     ]
+    }
+   ],
+   "title": "Lockout/tagout check"
+  },
+  "enabled": 1,
+  "nonMediaQuestionsCount": 5,
+  "category": "Safety",
+  "documents": [
+   {
+    "doctype": "guide",
+    "docid": 1
+   }
+  ],
+  "answers_shown": true
+ },
+ "QuizCategory": {
+  "name": "Safety"
+ },
+ "QuizJson": {
+  "elements": [
+   {
+    "name": "first",
+    "type": "radiogroup",
+    "title": "What comes first?",
+    "choices": [
+     "Isolate the energy source",
+     "Remove the guard"
+    ],
+    "correctAnswer": "Isolate the energy source"
+   },
+   {
+    "name": "sources",
+    "type": "checkbox",
+    "title": "Which are energy sources?",
+    "choices": [
+     "Electrical",
+     "Pneumatic"
+    ],
+    "correctAnswer": [
+     "Electrical",
+     "Pneumatic"
+    ]
+   }
+  ],
+  "title": "Lockout/tagout check"
+ },
+ "QuizListEntry": {
+  "quizid": 1,
+  "quiz_title": "Lockout/tagout check",
+  "guideid": 1,
+  "guide_title": "Lockout/Tagout Before Maintenance",
+  "guide_release_version": null,
+  "quizzes_submitted": 2,
+  "category": "Safety",
+  "quiz_last_released": 1800000000
+ },
+ "QuizSession": {
+  "quiz_sessionid": 1,
+  "userid": 4,
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "doctype": "guide",
+  "docid": 1,
+  "langid": "en",
+  "doc_revisionid": 2,
+  "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Electrical\"],\"verify\":true,\"order\":[\"Shut down\",\"Notify\",\"Lock and tag\"],\"tag\":\"Danger\"}",
+  "init_date": 1800000000,
+  "end_date": 1800000000,
+  "score": 60,
+  "passed": 0,
+  "cancelled": 0,
+  "last_modified": 1800000000
+ },
+ "QuizSessionEntry": {
+  "quiz_sessionid": 2,
+  "userid": 1,
+  "quizid": 1,
+  "quiz_revisionid": 1,
+  "doctype": "guide",
+  "docid": 1,
+  "langid": "en",
+  "doc_revisionid": 2,
+  "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Pneumatic\",\"Electrical\"],\"verify\":true,\"order\":[\"Notify\",\"Shut down\",\"Lock and tag\"],\"tag\":\"danger\"}",
+  "init_date": 1800000000,
+  "end_date": 1800000000,
+  "score": 100,
+  "passed": 1,
+  "cancelled": 0,
+  "last_modified": 1800000000,
+  "quiz_title": "Lockout/tagout check",
+  "username": "Ada Admin"
+ },
+ "QuizSubmission": {
+  "session": {
+   "quiz_sessionid": 1,
+   "userid": 4,
+   "quizid": 1,
+   "quiz_revisionid": 1,
+   "doctype": "guide",
+   "docid": 1,
+   "langid": "en",
+   "doc_revisionid": 2,
+   "response_json": "{\"first\":\"Isolate the energy source\",\"sources\":[\"Electrical\"],\"verify\":true,\"order\":[\"Shut down\",\"Notify\",\"Lock and tag\"],\"tag\":\"Danger\"}",
+   "init_date": 1800000000,
+   "end_date": 1800000000,
+   "score": 60,
+   "passed": 0,
+   "cancelled": 0,
+   "last_modified": 1800000000
+  },
+  "quiz": {
+   "quizid": 1,
+   "quiz_revisionid": 1,
+   "modified_by": 2,
+   "title": "Lockout/tagout check",
+   "description": "Five questions on the lockout/tagout procedure.",
+   "passing_score": 80,
+   "deleted": 0,
+   "date": 1800000000,
+   "quiz_json": {
+    "elements": [
+     {
+      "name": "first",
+      "type": "radiogroup",
+      "title": "What comes first?",
+      "choices": [
+       "Isolate the energy source",
+       "Remove the guard"
+      ],
+      "correctAnswer": "Isolate the energy source"
+     },
+     {
+      "name": "sources",
+      "type": "checkbox",
+      "title": "Which are energy sources?",
+      "choices": [
+       "Electrical",
+       "Pneumatic"
+      ],
+      "correctAnswer": [
+       "Electrical",
+       "Pneumatic"
+      ]
+     }
+    ],
+    "title": "Lockout/tagout check"
+   },
+   "enabled": 1,
+   "nonMediaQuestionsCount": 5,
+   "category": "Safety",
+   "documents": [
+    {
+     "doctype": "guide",
+     "docid": 1
+    }
+   ],
+   "answers_shown": true
+  },
+  "results": [
+   {
+    "name": "first",
+    "correct": true
+   },
+   {
+    "name": "sources",
+    "correct": false
+   }
+  ],
+  "attempts_limit": 3,
+  "attempts_used": 1,
+  "attempts_remaining": 2
  },
  "Release": {
   "releaseid": 1,
@@ -1710,6 +1959,21 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    }
   ]
  },
+ "SkillWeights": {
+  "top": {
+   "user": 0.5,
+   "management": 0.5
+  },
+  "user": {
+   "training": 0.5,
+   "quiz": 0.3,
+   "practice": 0.2
+  },
+  "management": {
+   "signoff": 0.5,
+   "supervisor": 0.5
+  }
+ },
  "Step": {
   "title": "Lock out the conveyor",
   "lines": [
@@ -1764,23 +2028,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
+  "imageURL": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "XkBn4BWKyGrPn8BW",
-     "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-     "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+     "guid": "jSwuSFYl7XREpt96",
+     "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+     "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
     }
    ]
   },
@@ -1792,17 +2056,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "XkBn4BWKyGrPn8BW",
-    "mini": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.mini?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "thumbnail": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.thumbnail?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "140x105": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.140x105?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "200x150": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.200x150?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "standard": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.standard?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "440x330": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.440x330?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "medium": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.medium?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "large": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.large?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "huge": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.huge?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY",
-    "original": "https://demo.example.com/files/images/XkBn4BWKyGrPn8BW.original?exp=1800007200&sig=pv-7eWmgwCXp4vQJtHLTBA6c038JAwxY"
+    "guid": "jSwuSFYl7XREpt96",
+    "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
    }
   ]
  },
@@ -1818,6 +2082,13 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "reputation": 0,
   "member_count": 2,
   "new_member_since": 1800000000
+ },
+ "TeamCourse": {
+  "wikiid": 1,
+  "title": "Line maintenance basics",
+  "stages_count": 3,
+  "members_count": 2,
+  "average_rating": 0.314286
  },
  "TeamMember": {
   "userid": 2,

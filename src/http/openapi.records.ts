@@ -20,6 +20,9 @@ import {
   ApprovalProcess, ApprovalProcessDetail, ApprovalRequest, ApprovalRequestGuide, ApprovalRequestStage, ApprovalSignature, ApprovalStage, ProcessSearchResult,
 } from '../areas/approvals/approvals.schemas.js';
 import { DocumentSchedule, DocumentSearchResult, Review, ReviewDocument, ReviewSchedule, ReviewScheduleDetail } from '../areas/periodic-review/review.schemas.js';
+import { Quiz, QuizCategory, QuizJson, QuizListEntry, QuizSession, QuizSessionEntry, QuizSubmission } from '../areas/quizzes/quizzes.schemas.js';
+import { Signer, Signoff, SignoffRequest, SignoffTeam, SignoffToken } from '../areas/sign-offs/signoffs.schemas.js';
+import { CourseAssigneesRatings, GuideAssignee, GuideAssigneesRatings, SkillBreakdown, SkillsMatrix, SkillWeights, SupervisorRating, TeamCourse } from '../areas/skills/skills.schemas.js';
 import {
   AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course,
   CourseAssignment, CourseStage, IndividualSummary, LastCompletion, StageChange, StageCompletionResult, TeamSummary as CourseTeamSummary, UserCompletionStatus, UserStage,
@@ -44,6 +47,9 @@ export const RECORDS: Record<string, TSchema> = {
   ApprovalProcess, ApprovalProcessDetail, ApprovalStage, ApprovalRequest, ApprovalRequestStage, ApprovalSignature, ApprovalRequestGuide,
   ApprovalProcessSearch: ProcessSearchResult,
   ReviewSchedule, ReviewScheduleDetail, ReviewDocument, Review, DocumentSchedule, ReviewDocumentSearchResult: DocumentSearchResult,
+  Quiz, QuizJson, QuizListEntry, QuizCategory, QuizSession, QuizSessionEntry, QuizSubmission,
+  Signoff, SignoffRequest, SignoffTeam, Signer, SignoffToken,
+  SkillWeights, SupervisorRating, SkillBreakdown, SkillsMatrix, TeamCourse, CourseAssigneesRatings, GuideAssigneesRatings, GuideAssignee,
   Course, CourseStage, CourseLastCompletion: LastCompletion, CourseUserStage: UserStage, CourseUserCompletionStatus: UserCompletionStatus, CourseAssignment,
   CourseAssigneeUser: AssigneeUser, CourseAssigneeTeam: AssigneeTeam, CourseAssigneeStage: AssigneeStage, CourseAssigneeDetail: AssigneeDetail,
   CourseCompletion: CompletionRow, CourseCompletionDetail: CompletionDetail, CourseStageChange: StageChange, CourseBulkChange: BulkChange,

@@ -151,7 +151,8 @@ describe(`versioned resources: ${N} edits at once with the same revisionid`, () 
 });
 
 describe(`the same resource edited ${N} times at once (unversioned)`, () => {
-  const edits = ops.filter((op) => op.method === 'PATCH' && !isVersioned(op) && op.pathParams.length > 0);
+  // A PATCH marked x-transition (acknowledging a sign-off) is raced as a transition below.
+  const edits = ops.filter((op) => op.method === 'PATCH' && !isVersioned(op) && op.pathParams.length > 0 && !op.transition);
   it.each(edits)('$id: every edit answered, no 5xx, the result is one of the edits', async (op) => {
     await world.restore();
     await world.repair();

@@ -35,6 +35,12 @@ export interface ResourceRule {
 }
 
 export const RULES: Record<string, ResourceRule> = {
+  // Only a member of the signer team answers; only the trainee acknowledges and starts an over-the-shoulder sign-off.
+  'PATCH /courses/stage-sign-offs/responses': { admin: [403] },
+  'PATCH /courses/stage-sign-offs/responses/{signoff_requestid}/acknowledge': { admin: [403] },
+  'POST /courses/stage-sign-offs/responses/{signoff_requestid}/initializeViaPassword': { admin: [403] },
+  // The leads of a team the user is in invalidate the user's sessions (the fixture's `other` leads a team the Admin is in).
+  'PATCH /quizzes/sessions/userInvalidateAll/{userid}': { other: [200, 403, 404] },
   // Only the owner or an Admin deletes a team; its leads manage it otherwise.
   'DELETE /teams/{teamid}': { lead: [403] },
   // A signature is personal: an Admin who is not a signer of the current stage is refused like anyone else.

@@ -13,6 +13,7 @@ import { multipart, PNG, poolsFor } from './requests.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { pathHint, type Identity, type World } from './world.js';
 import { scormPackage } from '../../../src/areas/training-modules/modules.packages.js';
+import { ASSESSMENT_RECIPES } from './assessments-recipes.js';
 
 export interface ValidRequest {
   method: Operation['method'];
@@ -161,6 +162,8 @@ export const RECIPES: Record<string, Recipe> = {
     return { body: { completions: [{ userid: w.ids.member.userid, course_stageid: stage?.course_stageid ?? 1 }] } };
   },
   'POST /periodic_review': async (w, _c, n) => ({ body: { name: `Reliability schedule ${n}`, recurrence: 'interval', interval_days: 180, window_days: 14, userids: [w.ids.admin.userid] } }),
+  // Quizzes, sign-offs, skills (lib/assessments-recipes.ts).
+  ...ASSESSMENT_RECIPES,
 };
 
 /** The `revisionid` of the object in a JSON value whose `key` is `id` (a step inside its guide), or of the root. */

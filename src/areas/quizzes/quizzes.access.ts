@@ -1,0 +1,62 @@
+// Who may do what with quizzes: the area's one policy module (src/http/policy.ts).
+//   import, attach, delete: Authors and Admins;
+//   read quizzes, the list, categories: any logged-in user; the answer key (correctAnswer)
+//     only to Authors, Admins and team leads, and to a learner who passed the quiz or used up
+//     their attempts on it;
+//   take a quiz (save, submit): a logged-in user who reads the document it is attached to;
+//   a user's sessions (list, read, cancel): the user, Admins and the leads of a team the
+//     user is in; invalidate all of a user's sessions: Admins and those leads.
+
+import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
+import { guideAccess } from '../guides/guides.access.js';
+import type { Db, QuizDoc } from './quizzes.queries.js';
+
+export const managesQuizzes = (user: AuthUser | null) => hasPrivilege(user, 'Author');
+
+/** Owners of a team and members marked lead: the teams' leads. */
+export function ledTeamIds(db: Db, userid: number) {
+  return db.selectFrom('teams').select('teamid').where('owner', '=', userid)
+    .union(db.selectFrom('team_members').select('teamid').where('userid', '=', userid).where('is_lead', '=', 1));
+}
+
+/** Users in a team `userid` leads, as a subquery of userids. */
+export function usersLedBy(db: Db, userid: number) {
+  return db.selectFrom('team_members').select('userid').where('teamid', 'in', ledTeamIds(db, userid));
+}
+
+export async function leadsAnyTeam(db: Db, user: AuthUser): Promise<boolean> {
+  const row = await ledTeamIds(db, user.userid).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Admins, and the lead of a team `userid` is in. */
+export async function overseesUser(db: Db, user: AuthUser, userid: number): Promise<boolean> {
+  if (isAdmin(user)) return true;
+  const row = await usersLedBy(db, user.userid).where('userid', '=', userid).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function readsSessionsOf(db: Db, user: AuthUser, userid: number): Promise<boolean> {
+  return user.userid === userid || overseesUser(db, user, userid);
+}
+
+/** Whoever sees every quiz's answer key: Authors, Admins and team leads. */
+export async function seesEveryAnswerKey(db: Db, user: AuthUser | null): Promise<boolean> {
+  if (!user) return false;
+  return managesQuizzes(user) || leadsAnyTeam(db, user);
+}
+
+/** The quizzes (of those named) a learner passed: their answer key is shown to them. */
+export async function passedQuizzes(db: Db, userid: number, quizids: number[]): Promise<Set<number>> {
+  if (!quizids.length) return new Set();
+  const rows = await db.selectFrom('quiz_sessions').select('quizid').distinct()
+    .where('userid', '=', userid).where('quizid', 'in', quizids).where('passed', '=', 1).where('cancelled', '=', 0).execute();
+  return new Set(rows.map((r) => r.quizid));
+}
+
+/** Whether `user` reads the document: wikis are read by anyone; a guide in the language taken. */
+export async function readsDoc(db: Db, user: AuthUser | null, doc: QuizDoc): Promise<boolean> {
+  if (doc.doctype === 'wiki') return true;
+  return doc.guideRow ? (await guideAccess(db, user, doc.guideRow)).read : false;
+}
+

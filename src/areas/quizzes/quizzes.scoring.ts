@@ -1,0 +1,162 @@
+// Quiz JSON (SurveyJS) validated element by element, and answers scored with survey-core,
+// SurveyJS's own framework-independent model (version pinned in package.json), so that a
+// score equals what a SurveyJS front end computes. One correction: survey-core 3.1.1 counts
+// a `ranking` question with its checkbox parent's order-blind comparison in
+// getCorrectAnswerCount() while its own isAnswerCorrect() compares in order; a ranking is
+// an order, so the in-order answer is the one counted (through onIsAnswerCorrect), compared
+// with the answer as submitted: survey-core fills a ranking given a non-array with its
+// choices' order, which would make any malformed answer "correct".
+import { ConditionsParser, Model, type Question } from 'survey-core';
+import type { FieldError } from '../../http/errors.js';
+
+/** Question types a quiz may hold; html and image are media (not counted in nonMediaQuestionsCount). */
+export const QUESTION_TYPES = ['radiogroup', 'dropdown', 'checkbox', 'tagbox', 'text', 'comment', 'rating', 'boolean', 'ranking', 'html', 'image'] as const;
+const MEDIA_TYPES = new Set(['html', 'image']);
+const SINGLE_CHOICE = new Set(['radiogroup', 'dropdown']);
+const MULTI_CHOICE = new Set(['checkbox', 'tagbox', 'ranking']);
+export const MAX_ELEMENTS = 200;
+
+export interface QuizElement {
+  name: string;
+  type: string;
+  title?: string;
+  choices?: unknown[];
+  correctAnswer?: unknown;
+  [key: string]: unknown;
+}
+export interface QuizJson {
+  title?: string;
+  elements: QuizElement[];
+  [key: string]: unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const choiceValue = (c: unknown): unknown => (isObject(c) ? c.value : c);
+const present = (v: unknown) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
+
+/** Errors of a quiz JSON, each naming its element (`quiz_json.elements[i]...`); empty when it is valid. */
+export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError[] {
+  if (!isObject(json)) return [{ field, code: 'invalid_value', message: 'quiz_json must be an object with an elements array.' }];
+  const errors: FieldError[] = [];
+  if (json.title !== undefined && typeof json.title !== 'string') errors.push({ field: `${field}.title`, code: 'invalid_value', message: 'title must be a string.' });
+  if (json.pages !== undefined) errors.push({ field: `${field}.pages`, code: 'invalid_value', message: 'A quiz is one page: put its questions in elements, not pages.' });
+  const elements = json.elements;
+  if (!Array.isArray(elements) || elements.length === 0) {
+    errors.push({ field: `${field}.elements`, code: 'missing_field', message: 'elements must be a non-empty array of questions.' });
+    return errors;
+  }
+  if (elements.length > MAX_ELEMENTS) return [{ field: `${field}.elements`, code: 'invalid_value', message: `A quiz holds at most ${MAX_ELEMENTS} elements.` }];
+  const names = new Set<string>();
+  elements.forEach((el, i) => {
+    const at = `${field}.elements[${i}]`;
+    const err = (suffix: string, message: string, code = 'invalid_value') => errors.push({ field: `${at}${suffix}`, code, message: `Element ${i}: ${message}`, index: i });
+    if (!isObject(el)) return err('', 'must be an object.');
+    if (typeof el.name !== 'string' || !el.name.trim()) return err('.name', 'needs a name.', 'missing_field');
+    if (el.name.length > 200) return err('.name', 'name is longer than 200 characters.');
+    if (names.has(el.name)) return err('.name', `the name "${el.name}" is used by an earlier element.`);
+    names.add(el.name);
+    if (typeof el.type !== 'string' || !(QUESTION_TYPES as readonly string[]).includes(el.type)) return err('.type', `type must be one of ${QUESTION_TYPES.join(', ')}.`);
+    if (el.title !== undefined && typeof el.title !== 'string') return err('.title', 'title must be a string.');
+    const type = el.type;
+    const choices = el.choices;
+    if (SINGLE_CHOICE.has(type) || MULTI_CHOICE.has(type)) {
+      if (!Array.isArray(choices) || choices.length === 0) return err('.choices', `a ${type} question needs choices.`, 'missing_field');
+      const bad = choices.findIndex((c) => !(typeof c === 'string' || typeof c === 'number' || (isObject(c) && (typeof c.value === 'string' || typeof c.value === 'number'))));
+      if (bad >= 0) return err(`.choices[${bad}]`, 'a choice is a string, a number or {value, text}.');
+    } else if (choices !== undefined) return err('.choices', `a ${type} question has no choices.`);
+    const answer = el.correctAnswer;
+    if (!present(answer)) {
+      if (answer !== undefined && answer !== null && answer !== '' && !(Array.isArray(answer) && answer.length === 0)) return err('.correctAnswer', 'correctAnswer is empty.');
+      return;
+    }
+    if (MEDIA_TYPES.has(type)) return err('.correctAnswer', `a ${type} element is not a question and has no correctAnswer.`);
+    const values = new Set((choices as unknown[] | undefined)?.map((c) => String(choiceValue(c))) ?? []);
+    if (SINGLE_CHOICE.has(type)) {
+      if (!(typeof answer === 'string' || typeof answer === 'number') || !values.has(String(answer))) return err('.correctAnswer', 'correctAnswer must be one of the choices\' values.');
+    } else if (MULTI_CHOICE.has(type)) {
+      if (!Array.isArray(answer) || answer.some((a) => !(typeof a === 'string' || typeof a === 'number') || !values.has(String(a)))) return err('.correctAnswer', 'correctAnswer must be an array of the choices\' values.');
+      if (new Set(answer.map(String)).size !== answer.length) return err('.correctAnswer', 'correctAnswer names a choice twice.');
+      if (type === 'ranking' && answer.length !== values.size) return err('.correctAnswer', 'a ranking\'s correctAnswer orders every choice.');
+    } else if (type === 'boolean') {
+      if (typeof answer !== 'boolean') return err('.correctAnswer', 'a boolean question\'s correctAnswer is true or false.');
+    } else if (type === 'rating') {
+      const min = typeof el.rateMin === 'number' ? el.rateMin : 1;
+      const max = typeof el.rateMax === 'number' ? el.rateMax : 5;
+      if (typeof answer !== 'number' || !Number.isFinite(answer) || answer < min || answer > max) return err('.correctAnswer', `a rating question's correctAnswer is a number from ${min} to ${max}.`);
+    } else if (!(typeof answer === 'string' || typeof answer === 'number')) return err('.correctAnswer', `a ${type} question's correctAnswer is a string or a number.`);
+  });
+  if (errors.length) return errors;
+  // Conditions (visibleIf, enableIf, ...) are SurveyJS expressions: text that parses.
+  elements.forEach((el: Record<string, unknown>, i) => {
+    for (const [key, value] of Object.entries(el)) {
+      if (!key.endsWith('If')) continue;
+      if (typeof value !== 'string' || !new ConditionsParser().parseExpression(value)) {
+        errors.push({ field: `${field}.elements[${i}].${key}`, code: 'invalid_value', message: `Element ${i}: ${key} is not a valid SurveyJS expression.`, index: i });
+      }
+    }
+  });
+  if (errors.length) return errors;
+  // What survey-core itself refuses (a property of the wrong type, an unknown one); a
+  // property it cannot even load is found by loading each element alone.
+  let model: Model;
+  try {
+    model = new Model(json);
+  } catch {
+    elements.forEach((el, i) => {
+      try {
+        new Model({ elements: [el] });
+      } catch (e) {
+        errors.push({ field: `${field}.elements[${i}]`, code: 'invalid_value', message: `Element ${i}: SurveyJS cannot load it (${e instanceof Error ? e.message : 'error'}).`, index: i });
+      }
+    });
+    return errors.length ? errors : [{ field, code: 'invalid_value', message: 'SurveyJS cannot load this quiz.' }];
+  }
+  model.jsonErrors?.forEach((e) => {
+    const obj = (e as unknown as { jsonObj?: unknown }).jsonObj;
+    const i = elements.indexOf(obj);
+    errors.push({ field: i >= 0 ? `${field}.elements[${i}]` : field, code: 'invalid_value', message: `${i >= 0 ? `Element ${i}: ` : ''}${e.message}`, ...(i >= 0 ? { index: i } : {}) });
+  });
+  return errors;
+}
+
+/** Questions that are not media (html, image). */
+export const nonMediaCount = (json: QuizJson) => json.elements.filter((e) => !MEDIA_TYPES.has(e.type)).length;
+
+/** The quiz JSON without the answer key, for learners. */
+export function withoutAnswers(json: QuizJson): QuizJson {
+  return { ...json, elements: json.elements.map(({ correctAnswer: _omit, ...rest }) => rest as QuizElement) };
+}
+
+export interface QuizResult {
+  correct: number;
+  questions: number;
+  /** Percentage, 0 to 100, two decimals; 100 for a quiz that has no scored question. */
+  score: number;
+  /** Per scored question (visible with a correctAnswer): its name and whether it was answered correctly. */
+  results: Array<{ name: string; correct: boolean }>;
+}
+
+/** In-order equality of a submitted ranking (the raw answer, not the value survey-core may have normalized) with its correct answer. */
+function rankingCorrect(given: unknown, correct: unknown): boolean {
+  return Array.isArray(given) && Array.isArray(correct) && given.length === correct.length && given.every((v, i) => String(v) === String(correct[i]));
+}
+
+function quizModel(json: QuizJson, data: Record<string, unknown>): Model {
+  const model = new Model(json);
+  model.onIsAnswerCorrect.add((_sender, options) => {
+    const q = (options as unknown as { question: Question }).question;
+    if (q.getType() === 'ranking') options.result = rankingCorrect(data[q.name], q.correctAnswer);
+  });
+  return model;
+}
+
+/** Scores answers (SurveyJS data) against the quiz's correct answers. */
+export function scoreQuiz(json: QuizJson, data: Record<string, unknown>): QuizResult {
+  const model = quizModel(json, data);
+  model.data = data;
+  const correct = model.getCorrectAnswerCount();
+  const questions = model.getQuizQuestionCount();
+  const results = (model.getQuizQuestions() as unknown as Question[]).map((q) => ({ name: q.name, correct: q.correctAnswerCount === q.quizQuestionCount && q.quizQuestionCount > 0 }));
+  const score = questions === 0 ? 100 : Math.round((correct / questions) * 10_000) / 100;
+  return { correct, questions, score, results };
+}

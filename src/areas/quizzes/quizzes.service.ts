@@ -1,0 +1,165 @@
+// Writes of the quizzes area: each change one named function in one transaction.
+import { inTx } from '../../db/transactions.js';
+import type { Clock } from '../../clock.js';
+import { conflict, invalidField, unprocessable } from '../../http/errors.js';
+import { lockForTransaction } from '../../db/locks.js';
+import { scoreQuiz, type QuizJson } from './quizzes.scoring.js';
+import { attemptsUsed, findSession, type Db, type QuizDoc, type QuizRow, type SessionRow } from './quizzes.queries.js';
+import { attemptsLimit, completeQuizStages } from './quizzes.courses.js';
+
+export interface QuizImport {
+  quiz_json: QuizJson;
+  title: string;
+  description?: string;
+  passing_score?: number;
+  category?: string;
+  enabled?: boolean;
+  non_media_count: number;
+}
+
+/** A new quiz with its first revision; answers the quizid. */
+export async function createQuiz(db: Db, clock: Clock, userid: number, q: QuizImport): Promise<number> {
+  const now = clock.now();
+  return inTx(db, async (trx) => {
+    const { quizid } = await trx.insertInto('quizzes').values({
+      title: q.title, category: q.category ?? '', enabled: q.enabled === false ? 0 : 1, userid_created: userid, created_date: now, released_date: now,
+    }).returning('quizid').executeTakeFirstOrThrow();
+    const { quiz_revisionid } = await trx.insertInto('quiz_revisions').values({
+      quizid, title: q.title, description: q.description ?? '', passing_score: q.passing_score ?? 70, quiz_json: JSON.stringify(q.quiz_json), non_media_count: q.non_media_count, modified_by: userid, date: now,
+    }).returning('quiz_revisionid').executeTakeFirstOrThrow();
+    await trx.updateTable('quizzes').set({ quiz_revisionid }).where('quizid', '=', quizid).execute();
+    return quizid;
+  });
+}
+
+/**
+ * A new revision of a quiz, at the revision the client read: the quiz row is updated
+ * `WHERE quiz_revisionid = <sent>` and its affected rows counted, so of two imports on the
+ * same revision one wins and the other is a 409 with the current quiz (`current`).
+ */
+export async function reviseQuiz(db: Db, clock: Clock, userid: number, quiz: QuizRow, sentRevision: number, q: QuizImport, current: () => Promise<unknown>): Promise<void> {
+  const now = clock.now();
+  const won = await inTx(db, async (trx) => {
+    const prev = await trx.selectFrom('quiz_revisions').select('passing_score').where('quiz_revisionid', '=', quiz.quiz_revisionid).executeTakeFirst();
+    const { quiz_revisionid } = await trx.insertInto('quiz_revisions').values({
+      quizid: quiz.quizid, title: q.title, description: q.description ?? '', passing_score: q.passing_score ?? prev?.passing_score ?? 70,
+      quiz_json: JSON.stringify(q.quiz_json), non_media_count: q.non_media_count, modified_by: userid, date: now,
+    }).returning('quiz_revisionid').executeTakeFirstOrThrow();
+    const r = await trx.updateTable('quizzes').set({
+      quiz_revisionid, title: q.title, released_date: now,
+      ...(q.category !== undefined ? { category: q.category } : {}), ...(q.enabled !== undefined ? { enabled: q.enabled ? 1 : 0 } : {}),
+    }).where('quizid', '=', quiz.quizid).where('quiz_revisionid', '=', sentRevision).where('deleted', '=', 0).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) throw new RevisionMoved();
+    return true;
+  }).catch((e) => {
+    if (e instanceof RevisionMoved) return false;
+    throw e;
+  });
+  if (!won) throw conflict(await current());
+}
+class RevisionMoved extends Error {}
+
+/** Attaches the quiz to the document (replacing the quiz attached there before). */
+export async function attachQuiz(db: Db, clock: Clock, userid: number, quizid: number, doctype: 'guide' | 'wiki', docid: number): Promise<void> {
+  await db.insertInto('quiz_attachments').values({ doctype, docid, quizid, userid, date: clock.now() })
+    .onConflict((oc) => oc.columns(['doctype', 'docid']).doUpdateSet({ quizid, userid, date: clock.now() })).execute();
+}
+
+/** Marks the quizzes deleted and takes them off their documents; a deleted one stays deleted. */
+export async function deleteQuizzes(db: Db, quizids: number[]): Promise<void> {
+  await inTx(db, async (trx) => {
+    await trx.updateTable('quizzes').set({ deleted: 1 }).where('quizid', 'in', quizids).execute();
+    await trx.deleteFrom('quiz_attachments').where('quizid', 'in', quizids).execute();
+  });
+}
+
+export interface SessionTarget {
+  userid: number;
+  quiz: QuizRow;
+  doc: QuizDoc;
+  response_json: string;
+}
+
+/** The open session of the user on the quiz and document, made when there is none, with the answers given; inside `trx`. */
+async function openSession(trx: Db, clock: Clock, t: SessionTarget): Promise<SessionRow> {
+  const now = clock.now();
+  const key = (qb: any) => qb.where('userid', '=', t.userid).where('quizid', '=', t.quiz.quizid).where('doctype', '=', t.doc.doctype).where('docid', '=', t.doc.docid).where('open', '=', 1);
+  const updated = await key(trx.updateTable('quiz_sessions').set({ response_json: t.response_json, last_modified: now })).executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) {
+    await trx.insertInto('quiz_sessions').values({
+      userid: t.userid, quizid: t.quiz.quizid, quiz_revisionid: t.quiz.quiz_revisionid, doctype: t.doc.doctype, docid: t.doc.docid, langid: t.doc.langid,
+      doc_revisionid: t.doc.revisionid, response_json: t.response_json, init_date: now, last_modified: now, open: 1,
+    }).execute();
+  }
+  return key(trx.selectFrom('quiz_sessions').selectAll()).executeTakeFirstOrThrow();
+}
+
+/** Refuses a session when the user has used up the attempts of the document's stage assessment (read inside the lock). */
+async function checkAttempts(trx: Db, t: SessionTarget): Promise<void> {
+  const limit = await attemptsLimit(trx, t.userid, t.doc.doctype, t.doc.docid);
+  if (limit !== null && (await attemptsUsed(trx, t.userid, t.quiz.quizid, t.doc.doctype, t.doc.docid)) >= limit) {
+    throw invalidField('quizid', `You have used up the ${limit} attempt(s) of this quiz on this document.`, 'attempts_used_up');
+  }
+}
+
+const sessionLock = (t: SessionTarget) => `quiz_session:${t.userid}:${t.quiz.quizid}:${t.doc.doctype}:${t.doc.docid}`;
+
+/** Saves answers in progress (the open session, made when there is none). */
+export async function saveSession(db: Db, clock: Clock, t: SessionTarget): Promise<SessionRow> {
+  return inTx(db, async (trx) => {
+    await lockForTransaction(trx, sessionLock(t));
+    await checkAttempts(trx, t);
+    return openSession(trx, clock, t);
+  });
+}
+
+/**
+ * Submits the answers: the open session (made when there is none) is scored on the server
+ * against its quiz revision, closed with `UPDATE ... WHERE open = 1` (rows counted: of two
+ * submits one wins) and, when passed, completes the course stages it is attached to.
+ */
+export async function submitSession(db: Db, clock: Clock, t: SessionTarget, data: Record<string, unknown>): Promise<{ session: SessionRow; results: Array<{ name: string; correct: boolean }> }> {
+  return inTx(db, async (trx) => {
+    await lockForTransaction(trx, sessionLock(t));
+    await checkAttempts(trx, t);
+    const open = await openSession(trx, clock, t);
+    const rev = await trx.selectFrom('quiz_revisions').select(['quiz_json', 'passing_score']).where('quiz_revisionid', '=', open.quiz_revisionid).executeTakeFirstOrThrow();
+    const result = scoreQuiz(JSON.parse(rev.quiz_json) as QuizJson, data);
+    const passed = result.score >= rev.passing_score ? 1 : 0;
+    const now = clock.now();
+    const r = await trx.updateTable('quiz_sessions').set({ end_date: now, score: result.score, passed, open: null, last_modified: now })
+      .where('quiz_sessionid', '=', open.quiz_sessionid).where('open', '=', 1).executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) throw invalidField('quizid', 'The session was submitted or cancelled meanwhile.', 'invalid_transition');
+    await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '+', 1) })).where('quizid', '=', open.quizid).execute();
+    if (passed) await completeQuizStages(trx, clock, { userid: t.userid, doctype: open.doctype, docid: open.docid, doc_revisionid: open.doc_revisionid, quiz_sessionid: open.quiz_sessionid, score: result.score });
+    return { session: (await findSession(trx, open.quiz_sessionid))!, results: result.results };
+  });
+}
+
+/**
+ * Cancels sessions, all or none: each not cancelled yet (422 naming it otherwise). A
+ * cancelled session no longer counts: not as an attempt, not as a pass.
+ */
+export async function cancelSessions(db: Db, clock: Clock, by: number, sessions: SessionRow[], field: (i: number) => string): Promise<void> {
+  await inTx(db, async (trx) => {
+    const now = clock.now();
+    for (const [i, s] of sessions.entries()) {
+      const r = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: now })
+        .where('quiz_sessionid', '=', s.quiz_sessionid).where('cancelled', '=', 0).executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) throw unprocessable([{ field: field(i), code: 'invalid_transition', message: `Quiz session ${s.quiz_sessionid} is cancelled already.`, index: i }]);
+      if (s.end_date !== null) await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '-', 1) })).where('quizid', '=', s.quizid).execute();
+    }
+  });
+}
+
+/** Cancels every session of a user that is not cancelled yet; answers how many. */
+export async function invalidateUserSessions(db: Db, clock: Clock, by: number, userid: number): Promise<number> {
+  return inTx(db, async (trx) => {
+    const rows = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: clock.now() })
+      .where('userid', '=', userid).where('cancelled', '=', 0).returning(['quizid', 'end_date']).execute();
+    const submitted = new Map<number, number>();
+    for (const r of rows) if (r.end_date !== null) submitted.set(r.quizid, (submitted.get(r.quizid) ?? 0) + 1);
+    for (const [quizid, n] of submitted) await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '-', n) })).where('quizid', '=', quizid).execute();
+    return rows.length;
+  });
+}

@@ -1,0 +1,32 @@
+// Who may do what with sign-offs: the area's one policy module (src/http/policy.ts).
+//   request, cancel, acknowledge: the trainee, on a sign-off stage of a course assigned to
+//     them (Admins may cancel any request);
+//   respond: a member of the assessment's signer team other than the trainee; or, over the
+//     shoulder, the trainee's device holding the single-use token that the trainer's login
+//     and password made for that request (the response is in the trainer's name);
+//   a signer's pending requests, a trainee's unacknowledged responses: that user, Admins and
+//     the leads of a team the user is in;
+//   the signers of an assessment: any logged-in user.
+import { isAdmin, type AuthUser } from '../../http/auth.js';
+import { overseesUser } from '../quizzes/quizzes.access.js';
+import type { Db, RequestRow } from './signoffs.queries.js';
+
+/** A member of the signer team. */
+export async function isSigner(db: Db, userid: number, teamid: number | null): Promise<boolean> {
+  if (teamid === null) return false;
+  const row = await db.selectFrom('team_members').select('userid').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether `userid` may answer the request: a signer, not the trainee, and the trainer asked when one was. */
+export async function mayRespond(db: Db, userid: number, r: RequestRow): Promise<boolean> {
+  if (userid === r.userid_requestor) return false;
+  if (r.userid_requestee !== null && r.userid_requestee !== userid) return false;
+  return isSigner(db, userid, r.teamid_signer);
+}
+
+export async function readsListsOf(db: Db, user: AuthUser, userid: number): Promise<boolean> {
+  return user.userid === userid || overseesUser(db, user, userid);
+}
+
+export const mayCancel = (user: AuthUser, r: RequestRow) => r.userid_requestor === user.userid || isAdmin(user);

@@ -1,0 +1,15 @@
+// Writes of the skills area.
+import { inTx } from '../../db/transactions.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from './skills.queries.js';
+
+/** Sets supervisor ratings (updating existing ones) in one transaction. */
+export async function setSupervisorRatings(db: Db, clock: Clock, by: number, ratings: Array<{ userid: number; doctype: string; docid: number; rating: number }>): Promise<void> {
+  const now = clock.now();
+  await inTx(db, async (trx) => {
+    for (const r of ratings) {
+      await trx.insertInto('skills_supervisor_ratings').values({ ...r, rated_by: by, date: now })
+        .onConflict((oc) => oc.columns(['userid', 'doctype', 'docid']).doUpdateSet({ rating: r.rating, rated_by: by, date: now })).execute();
+    }
+  });
+}

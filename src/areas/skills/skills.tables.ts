@@ -1,0 +1,23 @@
+// Tables of the skills area (migration 2026_11_25_0210_skills).
+export interface SkillsWeightTable {
+  /** top | user | management */
+  group_name: string;
+  component: string;
+  value: number;
+}
+
+export interface SkillsSupervisorRatingTable {
+  userid: number;
+  /** guide | wiki */
+  doctype: string;
+  docid: number;
+  /** 0 to 1. */
+  rating: number;
+  rated_by: number | null;
+  date: number;
+}
+
+export interface SkillsTables {
+  skills_weights: SkillsWeightTable;
+  skills_supervisor_ratings: SkillsSupervisorRatingTable;
+}
