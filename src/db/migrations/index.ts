@@ -20,6 +20,7 @@ import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as periodicReview from './2026_11_24_1300_periodic_review.js';
 import * as courses from './2026_11_25_0100_courses.js';
+import * as courseAssigneeNames from './2026_11_25_0110_course_assignee_names.js';
 import * as quizzes from './2026_11_25_0200_quizzes.js';
 import * as skills from './2026_11_25_0210_skills.js';
 import * as signoffs from './2026_11_25_0220_signoffs.js';
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1300_periodic_review': periodicReview,
   '2026_11_24_1400_category_stamp': categoryStamp,
   '2026_11_25_0100_courses': courses,
+  '2026_11_25_0110_course_assignee_names': courseAssigneeNames,
   '2026_11_25_0200_quizzes': quizzes,
   '2026_11_25_0210_skills': skills,
   '2026_11_25_0220_signoffs': signoffs,

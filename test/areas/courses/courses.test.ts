@@ -194,6 +194,12 @@ describe('assignees', () => {
     res = checked(await t.get(`${url}?orderby=stage_progress&direction=DESC&search=joiner`, { token: admin.token }), op, 200);
     expect(res.response.map((r: any) => r.userid)).toEqual([joiners[0].userid, joiners[1].userid]);
     checked(await t.get(`${url}?status=bogus`, { token: admin.token }), op, 422);
+    // A rename reaches the stored copy that orderby and search use.
+    expect((await t.patch(`/users/${joiners[0].userid}`, { token: admin.token, body: { username: 'Aaron Renamed' } })).statusCode).toBe(200);
+    res = checked(await t.get(`${url}?orderby=username&limit=1`, { token: admin.token }), op, 200);
+    expect(res.response.map((r: any) => [r.userid, r.username])).toEqual([[joiners[0].userid, 'Aaron Renamed']]);
+    expect(checked(await t.get(`${url}?search=renamed`, { token: admin.token }), op, 200).response.map((r: any) => r.userid)).toEqual([joiners[0].userid]);
+    expect(checked(await t.get(`${url}?search=zed`, { token: admin.token }), op, 200).response).toEqual([]);
     for (const orderby of ['status', 'assignment_date', 'due_date', 'course_completion_date', 'recurrence_date']) checked(await t.get(`${url}?orderby=${orderby}&direction=DESC`, { token: admin.token }), op, 200);
     // A plain user sees their own row only; a lead their members.
     expect(checked(await t.get(url, { token: joiners[1].token }), op, 200).response.map((r: any) => r.userid)).toEqual([joiners[1].userid]);
