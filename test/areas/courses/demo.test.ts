@@ -17,8 +17,10 @@ describe('demo courses', () => {
     const author = await login('author@example.com');
     const user = await login('user@example.com');
     const { courses } = (await t.get('/courses', { token: author.token })).json();
-    expect(courses.map((c: { title: string; stages: unknown[] }) => [c.title, c.stages.length])).toEqual([['Line maintenance basics', 3]]);
-    const wikiid = courses[0].wikiid;
+    // The modules' demo adds a course of its own ('Safe lifting (e-learning)').
+    const basics = courses.find((c: { title: string }) => c.title === 'Line maintenance basics');
+    expect(basics.stages).toHaveLength(3);
+    const wikiid = basics.wikiid;
     const teams = (await t.get(`/course_assignees/course/${wikiid}/teams`, { token: author.token })).json();
     expect(teams.response.map((r: { team_name: string }) => r.team_name)).toEqual(['Maintenance crew']);
     const users = (await t.get(`/course_assignees/course/${wikiid}/users`, { token: author.token })).json();
