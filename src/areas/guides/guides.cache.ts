@@ -15,6 +15,10 @@
 // A record that shows a prerequisite private in some language depends on who reads it:
 // it is kept per viewer class (anonymous; Authors and Admins), never for other users.
 //
+// A guide's record that is not in this process's cache is read from the records stored in
+// the database (guides.stored.ts), checked the same way, before it is built; what is built
+// is stored for every process.
+//
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
@@ -26,6 +30,7 @@ import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
+import { storedRecords } from './guides.stored.js';
 
 interface Entry {
   key: string;
@@ -127,20 +132,39 @@ function viewerClass(user: AuthUser | null): 'anonymous' | 'every guide' | null 
   return readsEveryGuide(user) ? 'every guide' : null;
 }
 
+/** Where a guide's bytes are also stored in the database (guides.stored.ts). */
+interface StoredAt { guideid: number; langid: string; released: boolean }
+
 /**
  * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
- * else under `key` and the viewer's class (guides.access.ts).
+ * else under `key` and the viewer's class (guides.access.ts). With `stored`, a miss
+ * reads the stored record (the same rule for who gets which bytes) before building, and
+ * what is built is stored.
  */
-async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>) {
+async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>, stored?: StoredAt) {
   // Entries age on the app's clock (seconds), like everything else that expires.
-  const now = reply.server.clock.now();
+  const app = reply.server;
+  const now = app.clock.now();
   const cls = viewerClass(user);
   const hit = cache.get(key, revisionid, stamp, now) ?? (cls !== null ? cache.get(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
   if (hit !== undefined) return send(reply.request, reply, hit);
+  const base = stored?.released ? 'released' : '';
+  const classVariant = cls === null ? null : `${base ? `${base} ` : ''}${cls}`;
+  if (stored) {
+    const found = await storedRecords(app).get(stored.guideid, stored.langid, classVariant === null ? [base] : [base, classVariant], revisionid, stamp, now, app.config.guideCacheTtl);
+    if (found) {
+      // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
+      cache.set(found.variant === base ? key : `${key} for ${cls}`, revisionid, stamp, found.builtAt, found.body);
+      return send(reply.request, reply, found.body);
+    }
+  }
   const { value, dependsOnViewer } = await build();
   if (dependsOnViewer && cls === null) return value;
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
   cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
+  if (stored) {
+    storedRecords(app).put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, body: json });
+  }
   return send(reply.request, reply, json);
 }
 
@@ -157,7 +181,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   return cachedOrBuilt(guideCaches(app).guides, reply, user, key, atRevision ?? row.revisionid, row.cache_stamp, async () => {
     const { record, dependsOnViewer } = await build();
     return { value: record, dependsOnViewer };
-  });
+  }, { guideid: row.guideid, langid: row.langid, released: atRevision !== undefined });
 }
 
 /**

@@ -17,6 +17,7 @@ import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tag
 import { guideFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { sendCachedGuide, sendCachedList } from './guides.cache.js';
+import { registerStoredRecords } from './guides.stored.js';
 
 const TAG = ['Guides'];
 
@@ -27,6 +28,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
   const langs = config.languages;
   const RevisionQuery = Type.Object({ revisionid: Revisionid, langid: LangQuery(langs) });
   const conflictResponse = { 409: { ...FullGuide, description: 'Stale revisionid: the current guide.' } };
+  registerStoredRecords(app);
 
   app.get('/guides', {
     config: { auth: 'none' },

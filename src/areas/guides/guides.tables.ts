@@ -70,6 +70,23 @@ export interface CacheStampTable {
   stamp: number;
 }
 
+/**
+ * A guide's stored full record (guides.stored.ts, migration 2026_11_25_0400): the bytes
+ * of the current record in one language for one viewer variant, valid while the guide's
+ * (revisionid, cache_stamp) equal the ones it was built at.
+ */
+export interface GuideRecordTable {
+  guideid: number;
+  langid: string;
+  /** '' (the same for every caller), else the viewer class; 'released ...' for what readers see under an approval process. */
+  variant: string;
+  revisionid: number;
+  cache_stamp: number;
+  /** App-clock seconds: the record expires GUIDE_CACHE_TTL after, like the process cache's entries. */
+  built_at: number;
+  body: Buffer;
+}
+
 export interface GuidePrereqTable {
   guideid: number;
   langid: string;
@@ -225,4 +242,5 @@ export interface GuidesTables {
   guide_collaborators: GuideCollaboratorTable;
   guide_flags: GuideFlagTable;
   cache_stamps: CacheStampTable;
+  guide_records: GuideRecordTable;
 }

@@ -1,0 +1,141 @@
+// Stored guide records: the serialized bytes of each guide's current full record, kept in
+// the database (`guide_records`, migration 2026_11_25_0400) so that a read that misses the
+// process cache (guides.cache.ts) is one primary-key read and no rendering, in every
+// process and after a restart.
+//
+// The stored bytes are checked exactly like the process cache's: valid while the guide's
+// (revisionid, cache_stamp), read by the lookup every read does, are the ones they were
+// built at (stamps read before what they vouch for), and younger than GUIDE_CACHE_TTL.
+// Who may get which bytes is the process cache's rule too: variant '' is the same for
+// every caller; a record that depends on the viewer is stored per viewer class, never
+// for other users. Only the current revision (and what readers see under an approval
+// process) is stored, one row each, overwritten in place.
+//
+// Storing never slows down or fails a GET: on SQLite a GET that wrote would take the write
+// lock. Built records are queued and written shortly after in one small transaction per
+// batch (and on close); an error is logged and forgotten (the record is rebuilt next
+// time). A queued record whose guide moved on meanwhile is not written.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/** One record to store: under (guideid, langid, variant), built at (revisionid, stamp). */
+export interface StoredRecord {
+  guideid: number;
+  langid: string;
+  variant: string;
+  revisionid: number;
+  stamp: number;
+  builtAt: number;
+  /** The released revision (approvals): then only the stamp is checked against the row. */
+  released: boolean;
+  body: Buffer;
+}
+
+/** How long after a read the queue is written (ms); more reads share the transaction. */
+const FLUSH_DELAY_MS = 25;
+/** Records written per transaction: short write locks. */
+const BATCH = 50;
+
+class Store {
+  private queue = new Map<string, StoredRecord>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  hits = 0;
+  misses = 0;
+  written = 0;
+  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger) {}
+
+  /**
+   * The valid stored bytes among `variants` (in that order of preference) of a guide in
+   * a language, built at (revisionid, stamp) no more than `ttl` seconds before `now`:
+   * one primary-key read.
+   */
+  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
+    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'body'])
+      .where('guideid', '=', guideid).where('langid', '=', langid).where('variant', 'in', variants).execute();
+    for (const v of variants) {
+      const r = rows.find((x) => x.variant === v);
+      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl) {
+        this.hits++;
+        return { body: Buffer.from(r.body), variant: v, builtAt: Number(r.built_at) };
+      }
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  /** Queues a built record to be stored shortly. */
+  put(rec: StoredRecord) {
+    this.queue.set(`${rec.guideid}:${rec.langid}:${rec.variant}`, rec);
+    if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes what is queued (resolves when written or given up). */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const pending = [...this.queue.values()];
+    this.queue.clear();
+    this.flushing = this.flushing.then(async () => {
+      for (let i = 0; i < pending.length; i += BATCH) {
+        try {
+          this.written += await writeRecords(this.db, pending.slice(i, i + BATCH));
+        } catch (err) {
+          // Busy (SQLite's write lock), a conflict or a closed database: rebuilt on a later read.
+          this.log.warn({ err }, 'stored guide records not written');
+        }
+      }
+    });
+    return this.flushing;
+  }
+}
+
+/**
+ * Writes records in one transaction, those whose guide row still has the stamps they
+ * were built at (a record overtaken by a write is of no use to anyone); the number written.
+ */
+export async function writeRecords(db: Kysely<Database>, records: StoredRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp'])
+      .where('guideid', 'in', [...new Set(records.map((r) => r.guideid))]).execute();
+    const current = new Map(rows.map((r) => [`${r.guideid}:${r.langid}`, r]));
+    let n = 0;
+    for (const rec of records) {
+      const row = current.get(`${rec.guideid}:${rec.langid}`);
+      if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, body: rec.body };
+      await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
+        .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
+      n++;
+    }
+    return n;
+  });
+}
+
+const stores = new WeakMap<object, Store>();
+
+/** The stored records of one app (its queue and counters), per database like the process caches. */
+export function storedRecords(app: FastifyInstance): Store {
+  let s = stores.get(app.db);
+  if (!s) {
+    s = new Store(app.db, app.log);
+    stores.set(app.db, s);
+  }
+  return s;
+}
+
+/** Called when the guides' routes are registered: what is queued is written when the app closes. */
+export function registerStoredRecords(app: FastifyInstance) {
+  const store = storedRecords(app);
+  app.addHook('onClose', async () => store.flush());
+}
+
+/** Writes the records queued by `app` now (tests; the app does it on a timer and on close). */
+export function flushStoredRecords(app: FastifyInstance): Promise<void> {
+  return storedRecords(app).flush();
+}

@@ -1,0 +1,28 @@
+// Frozen in time: never edit a migration that has landed; add a new one.
+// Stored guide records (src/areas/guides/guides.stored.ts): the serialized bytes of each
+// guide's current full record, kept in the database so that a read that misses the
+// process cache is one primary-key read and no rendering, in every process and after a
+// restart. One row per guide, language and viewer variant, overwritten in place: never one
+// per revision. A row is valid while the guide's (revisionid, cache_stamp) are the ones it
+// was built at (the stamps of migration 2026_11_22_1420_guide_cache) and it is younger than
+// GUIDE_CACHE_TTL; nothing else needs to keep it (a stale row is rebuilt and overwritten).
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../helpers.js';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.createTable('guide_records')
+    .addColumn('guideid', 'integer', (c) => c.notNull())
+    .addColumn('langid', 'text', (c) => c.notNull())
+    // '' (the same for every caller), or a viewer class, optionally of the released revision.
+    .addColumn('variant', 'text', (c) => c.notNull())
+    .addColumn('revisionid', 'integer', (c) => c.notNull())
+    .addColumn('cache_stamp', 'integer', (c) => c.notNull())
+    .addColumn('built_at', 'bigint', (c) => c.notNull())
+    .addColumn('body', isPostgres(db) ? sql`bytea` : sql`blob`, (c) => c.notNull())
+    .addPrimaryKeyConstraint('guide_records_pk', ['guideid', 'langid', 'variant'])
+    .execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('guide_records').ifExists().execute();
+}
