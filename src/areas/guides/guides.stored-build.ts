@@ -1,0 +1,47 @@
+// Building stored guide records ahead of reads (guides.stored.ts): every public guide
+// whose record is missing, stale or expired is read once, anonymously, through the app
+// itself (GET /guides/{id}), so what is stored is exactly what that read stores (the same
+// bytes, variant and rules), in batches, with progress. Used after seeding a site
+// (bench/seed.ts) so that its first reads are primary-key reads; private guides are built
+// by their first read.
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { guideCaches } from './guides.cache.js';
+import { flushStoredRecords, storedRecords } from './guides.stored.js';
+
+/** The variants an anonymous read stores (guides.cache.ts). */
+const ANONYMOUS_VARIANTS = ['', 'anonymous', 'released', 'released anonymous'];
+
+export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePath: string; batch?: number; log?: (line: string) => void }): Promise<{ read: number; stored: number }> {
+  const batch = opts.batch ?? 200;
+  const { db } = app;
+  const store = storedRecords(app);
+  const cache = guideCaches(app).guides;
+  const fresh = app.clock.now() - app.config.guideCacheTtl;
+  const started = Date.now();
+  const before = store.written;
+  let read = 0;
+  let after = { guideid: 0, langid: '' };
+  for (;;) {
+    const rows = await db.selectFrom('guides as g').select(['g.guideid', 'g.langid'])
+      .where('g.public', '=', 1).where('g.deleted', '=', 0).where((eb) => eb.or([eb('g.guideid', '>', after.guideid), eb.and([eb('g.guideid', '=', after.guideid), eb('g.langid', '>', after.langid)])]))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('guide_records as r').select(sql.lit(1).as('one'))
+        .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.variant', 'in', ANONYMOUS_VARIANTS)
+        .whereRef('r.cache_stamp', '=', 'g.cache_stamp').where('r.built_at', '>', fresh)
+        .where((eb) => eb.or([eb('r.revisionid', '=', eb.ref('g.revisionid')), eb('r.variant', 'like', 'released%')])))))
+      .orderBy('g.guideid').orderBy('g.langid').limit(batch).execute();
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      // Built, not answered from this process's cache, so that it is stored.
+      cache.delete(`${r.guideid}:${r.langid}`);
+      cache.delete(`${r.guideid}:${r.langid} for anonymous`);
+      await app.inject({ method: 'GET', url: `${opts.basePath}/guides/${r.guideid}?langid=${encodeURIComponent(r.langid)}` });
+      read++;
+    }
+    await flushStoredRecords(app);
+    after = rows[rows.length - 1];
+    opts.log?.(`stored guide records: ${read} guides read, ${store.written - before} stored, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (rows.length < batch) break;
+  }
+  return { read, stored: store.written - before };
+}

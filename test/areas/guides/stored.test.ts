@@ -1,0 +1,232 @@
+// Stored guide records (guides.stored.ts): a read that misses the process cache reads the
+// record stored in the database, valid only while nothing it shows has changed, and only
+// for the callers the process cache would give it to. "A new process" here is the process
+// cache cleared: what is left is the database (test/reliability/processes.test.ts runs
+// real processes).
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
+import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
+import { line, makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { guideCaches } from '../../../src/areas/guides/guides.cache.js';
+import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
+import { storeAllGuideRecords } from '../../../src/areas/guides/guides.stored-build.js';
+import { makeCategoryAt, makeProcess } from '../approvals/helpers.js';
+import { BASE_PATH } from '../../../src/app.js';
+
+let admin: TestUser;
+let author: TestUser;
+let moderator: TestUser;
+let user: TestUser;
+const t = appForFile({}, async () => {
+  admin = await makeAdmin(t);
+  author = await makeAuthor(t);
+  moderator = await makeModerator(t);
+  user = await makeUser(t);
+});
+
+/** A read by a process that has nothing cached: the process cache is cleared first; what it built is stored after. */
+async function coldRead(guideid: number, who: TestUser | null = null, query = '') {
+  guideCaches(t.app).guides.clear();
+  const res = await t.get(`/guides/${guideid}${query}`, who ? { token: who.token } : {});
+  expect(res.statusCode, res.body).toBe(200);
+  await flushStoredRecords(t.app);
+  return res;
+}
+
+const storedRows = (guideid: number) => t.db.selectFrom('guide_records').selectAll().where('guideid', '=', guideid).orderBy('variant').execute();
+
+/** Rewrites the stored bytes of a guide's variant (keeping its stamps): a read that answers them did not build. */
+async function markStored(guideid: number, variant: string, title: string) {
+  const row = (await storedRows(guideid)).find((r) => r.variant === variant);
+  expect(row, `a stored record '${variant}'`).toBeDefined();
+  const body = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(row!.body).toString()), title }));
+  await t.db.updateTable('guide_records').set({ body }).where('guideid', '=', guideid).where('variant', '=', variant).execute();
+}
+
+describe('stored guide records', () => {
+  it('a record built by one process is read from the database by the next one, without being built', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const built = await coldRead(g.guideid);
+    const rows = await storedRows(g.guideid);
+    expect(rows.map((r) => [r.variant, Number(r.revisionid)])).toEqual([['', g.revisionid]]);
+    expect(Buffer.from(rows[0].body).toString()).toBe(built.body);
+    const store = storedRecords(t.app);
+    const hits = store.hits;
+    const again = await coldRead(g.guideid);
+    expect(again.body).toBe(built.body);
+    expect(store.hits).toBe(hits + 1);
+    // The bytes answered are the stored ones (nothing was built): a mark put there shows.
+    await markStored(g.guideid, '', 'Read from the stored record');
+    expect((await coldRead(g.guideid)).json().title).toBe('Read from the stored record');
+    // ...and with ?pretty and as XML, from the same bytes.
+    expect(JSON.parse((await coldRead(g.guideid, null, '?pretty')).body).title).toBe('Read from the stored record');
+    // A record stored is kept in the process cache too: the next read does not ask the database.
+    const h = store.hits;
+    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
+    expect(store.hits).toBe(h);
+  });
+
+  it('every write a record shows makes the next read, in any process, fresh: edit, step edit, comment, flag, tag, rename, prerequisite', async () => {
+    const pre = await makePublishedGuide(t, author, 1);
+    const g0 = await makePublishedGuide(t, author, 2, { prerequisites: [pre.guideid] });
+    let g = (await coldRead(g0.guideid)).json();
+
+    let res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { title: 'An edited title' } });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.title).toBe('An edited title');
+
+    const step = g.steps[1];
+    res = await t.patch(`/guides/${g.guideid}/steps/${step.stepid}?revisionid=${step.revisionid}`, { token: author.token, body: { lines: [line("A '''new''' line")] } });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.steps[1].lines[0]).toMatchObject({ text_raw: "A '''new''' line", text_rendered: expect.stringContaining('<strong>new</strong>') });
+
+    res = await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'A comment on the first step' } });
+    expect(res.statusCode).toBe(201);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.steps[0].comments.map((c: { text_raw: string }) => c.text_raw)).toEqual(['A comment on the first step']);
+
+    res = await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${g.revisionid}`, { token: moderator.token });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.flags).toEqual(['GUIDE_STARRED']);
+
+    res = await t.put(`/guides/${g.guideid}/tag?revisionid=${g.revisionid}`, { token: author.token, body: { tag: 'stored-tag' } });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.tags).toEqual(['stored-tag']);
+
+    // The author's and a commenter's new names: the guide's owner, its prerequisite's owner, the comment.
+    expect((await t.patch(`/users/${author.userid}`, { token: author.token, body: { username: 'Stored Author' } })).statusCode).toBe(200);
+    expect((await t.patch(`/users/${moderator.userid}`, { token: moderator.token, body: { username: 'Stored Moderator' } })).statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.username).toBe('Stored Author');
+    expect(g.prerequisites[0].username).toBe('Stored Author');
+    expect(JSON.stringify(g.steps[0].comments[0])).toContain('Stored Moderator');
+
+    // The prerequisite renamed, then made private: an anonymous reader no longer sees it.
+    const p = (await coldRead(pre.guideid)).json();
+    res = await t.patch(`/guides/${pre.guideid}?revisionid=${p.revisionid}`, { token: author.token, body: { title: 'A renamed prerequisite' } });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.prerequisites[0].title).toBe('A renamed prerequisite');
+    res = await t.del(`/guides/${pre.guideid}/public?revisionid=${res.json().revisionid}`, { token: author.token });
+    expect(res.statusCode).toBe(200);
+    g = (await coldRead(g.guideid)).json();
+    expect(g.prerequisites).toEqual([]);
+    expect((await coldRead(g.guideid, admin)).json().prerequisites.map((x: { title: string }) => x.title)).toEqual(['A renamed prerequisite']);
+
+    // The guide itself unpublished: not served to anonymous callers from any stored record.
+    res = await t.del(`/guides/${g.guideid}/public?revisionid=${g.revisionid}`, { token: author.token });
+    expect(res.statusCode).toBe(200);
+    guideCaches(t.app).guides.clear();
+    expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(401);
+  });
+
+  it('a record that depends on the viewer is stored per viewer class and never given to another caller', async () => {
+    // A private prerequisite owned by a plain user: they see it; anonymous callers and other users do not; Authors and Admins do.
+    const pre = await makeGuide(t, author, { title: 'A private prerequisite' });
+    await t.db.updateTable('guides').set({ userid: user.userid }).where('guideid', '=', pre.guideid).execute();
+    const g = await makePublishedGuide(t, author, 1, { prerequisites: [pre.guideid] });
+    const other = await makeUser(t);
+    const titles = (res: { json(): { prerequisites: Array<{ title: string }> } }) => res.json().prerequisites.map((x) => x.title);
+    for (let round = 0; round < 2; round++) {
+      // The second round reads what the first stored.
+      expect(titles(await coldRead(g.guideid))).toEqual([]);
+      expect(titles(await coldRead(g.guideid, author))).toEqual(['A private prerequisite']);
+      expect(titles(await coldRead(g.guideid, user))).toEqual(['A private prerequisite']);
+      expect(titles(await coldRead(g.guideid, other))).toEqual([]);
+      expect(titles(await coldRead(g.guideid, admin))).toEqual(['A private prerequisite']);
+    }
+    expect((await storedRows(g.guideid)).map((r) => r.variant)).toEqual(['anonymous', 'every guide']);
+    // Each class gets its own bytes: a mark on the anonymous record reaches anonymous callers only.
+    await markStored(g.guideid, 'anonymous', 'Anonymous bytes');
+    expect((await coldRead(g.guideid)).json().title).toBe('Anonymous bytes');
+    expect((await coldRead(g.guideid, admin)).json().title).toBe(g.title);
+    expect((await coldRead(g.guideid, user)).json().title).toBe(g.title);
+    expect((await coldRead(g.guideid, other)).json().title).toBe(g.title);
+  });
+
+  it('readers under an approval process get the released revision, editors the current one, each from its own stored record', async () => {
+    const process = await makeProcess(t, admin.token, [{ userid: moderator.userid }]);
+    const cat = await makeCategoryAt(t);
+    const guide = await makePublishedGuide(t, author, 1, { category: cat.title, title: 'Approved title' });
+    expect((await t.put(`/approvals/${cat.wikiid}/${process.approval_processid}`, { token: admin.token })).statusCode).toBe(200);
+    const current = (await coldRead(guide.guideid, author)).json();
+    const edited = await t.patch(`/guides/${guide.guideid}?revisionid=${current.revisionid}`, { token: author.token, body: { title: 'Draft title' } });
+    expect(edited.statusCode).toBe(200);
+    for (let round = 0; round < 2; round++) {
+      expect((await coldRead(guide.guideid, user)).json()).toMatchObject({ revisionid: current.revisionid, title: 'Approved title' });
+      expect((await coldRead(guide.guideid)).json()).toMatchObject({ revisionid: current.revisionid, title: 'Approved title' });
+      expect((await coldRead(guide.guideid, author)).json()).toMatchObject({ revisionid: edited.json().revisionid, title: 'Draft title' });
+      expect((await coldRead(guide.guideid, author, '?released=true')).json()).toMatchObject({ revisionid: current.revisionid, title: 'Approved title' });
+    }
+    const rows = await storedRows(guide.guideid);
+    expect(rows.map((r) => [r.variant, Number(r.revisionid)])).toEqual([['', edited.json().revisionid], ['released', current.revisionid]]);
+  });
+
+  it('a record built before a write is never stored over it, and a stale stored record is never served', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    guideCaches(t.app).guides.clear();
+    expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200);
+    // A comment commits between the read and the write of what it built: that record is not stored.
+    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'Between' } })).statusCode).toBe(201);
+    await flushStoredRecords(t.app);
+    expect(await storedRows(g.guideid)).toEqual([]);
+    expect((await coldRead(g.guideid)).json().steps[0].comments).toHaveLength(1);
+    // A stored record whose stamp is not the guide's is not served (here: put back by hand).
+    const row = (await storedRows(g.guideid))[0];
+    await t.db.updateTable('guide_records').set({ cache_stamp: Number(row.cache_stamp) - 1 }).where('guideid', '=', g.guideid).execute();
+    await markStored(g.guideid, '', 'Stale bytes');
+    expect((await coldRead(g.guideid)).json().title).toBe(g.title);
+  });
+
+  it('a stored record lives GUIDE_CACHE_TTL seconds of the app\'s clock, like the process cache\'s entries', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await coldRead(g.guideid);
+    await markStored(g.guideid, '', 'Young bytes');
+    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    expect((await coldRead(g.guideid)).json().title).toBe('Young bytes');
+    // Kept in the process cache from when it was built: it expires there at the same time.
+    t.clock.advance(1);
+    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe(g.title);
+    expect((await coldRead(g.guideid)).json().title).toBe(g.title);
+  });
+
+  it('reads and writes at once: once they are done, the next read in a new process shows every write', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const N = 8;
+    const work: Array<Promise<unknown>> = [];
+    for (let i = 0; i < N; i++) {
+      work.push(t.post(`/comments/step/${g.steps[i % 2].stepid}`, { token: moderator.token, body: { text: `Comment ${i}` } }).then((r) => expect(r.statusCode).toBe(201)));
+      work.push(t.get(`/guides/${g.guideid}`).then((r) => expect(r.statusCode).toBe(200)));
+      work.push(t.get(`/guides/${g.guideid}`, { token: admin.token }));
+      if (i % 3 === 0) guideCaches(t.app).guides.clear();
+    }
+    await Promise.all(work);
+    await flushStoredRecords(t.app);
+    const steps = (await coldRead(g.guideid)).json().steps as Array<{ comments: unknown[] }>;
+    expect(steps.map((s) => s.comments.length)).toEqual([N / 2, N / 2]);
+    // and that record, stored, is what the next process reads
+    expect((await coldRead(g.guideid)).json().steps.map((s: { comments: unknown[] }) => s.comments.length)).toEqual([N / 2, N / 2]);
+  });
+
+  it('storeAllGuideRecords builds and stores the records of guides missing or stale, which reads then use', async () => {
+    const a = await makePublishedGuide(t, author, 1);
+    const b = await makePublishedGuide(t, author, 1);
+    const lines: string[] = [];
+    const first = await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2, log: (l) => lines.push(l) });
+    expect(first.stored).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeGreaterThan(0);
+    expect((await storedRows(a.guideid)).map((r) => r.variant)).toEqual(['']);
+    expect((await storedRows(b.guideid)).map((r) => r.variant)).toEqual(['']);
+    // Nothing changed: nothing to build again.
+    expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(0);
+    await markStored(a.guideid, '', 'Built ahead');
+    expect((await coldRead(a.guideid)).json().title).toBe('Built ahead');
+    // A write makes it stale: built again.
+    expect((await t.post(`/comments/step/${b.steps[0].stepid}`, { token: moderator.token, body: { text: 'Stale now' } })).statusCode).toBe(201);
+    expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(1);
+  });
+});
