@@ -63,6 +63,32 @@ describe('two server processes on one database', () => {
     expect(made.status, made.text).toBe(201);
     expect(Object.keys(await hierarchy(b))).toContain(made.body.title);
   });
+
+  it('a comment on a step through one is never read stale through the other, whichever process built and stored the record (guides.stored.ts)', async () => {
+    const [a, b] = servers;
+    const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
+    // Not the guide the test above edits: a record neither process has read yet.
+    const id = list[list.length - 1].guideid;
+    let guide = (await call(a.url, 'GET', `/guides/${id}`)).body;
+    const stepid = guide.steps[0].stepid as number;
+    const comments = () => guide.steps[0].comments.map((c: { text_raw: string }) => c.text_raw) as string[];
+    const posted = [...comments()];
+    for (let i = 0; i < 6; i++) {
+      const [writer, reader] = i % 2 ? [b, a] : [a, b];
+      // Both have read (and one has stored) the record before the write.
+      await call(writer.url, 'GET', `/guides/${id}`);
+      await call(reader.url, 'GET', `/guides/${id}`);
+      const text = `Comment ${i} through process ${i % 2}`;
+      const res = await call(writer.url, 'POST', `/comments/step/${stepid}`, tokens[i % 2], { text });
+      expect(res.status, res.text).toBe(201);
+      posted.push(text);
+      // The next read, in the other process (which may find the record the writer's process stored), then in the writer's.
+      guide = (await call(reader.url, 'GET', `/guides/${id}`)).body;
+      expect(comments()).toEqual(posted);
+      guide = (await call(writer.url, 'GET', `/guides/${id}`)).body;
+      expect(comments()).toEqual(posted);
+    }
+  });
 });
 
 /** A GET on a connection of its own (the supervisor's round robin gives each new connection to the next process). */

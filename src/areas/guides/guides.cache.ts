@@ -163,7 +163,8 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
   cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
   if (stored) {
-    storedRecords(app).put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, body: json });
+    const store = storedRecords(app);
+    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, signer: store.signer, body: json });
   }
   return send(reply.request, reply, json);
 }

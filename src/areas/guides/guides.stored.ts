@@ -5,7 +5,9 @@
 //
 // The stored bytes are checked exactly like the process cache's: valid while the guide's
 // (revisionid, cache_stamp), read by the lookup every read does, are the ones they were
-// built at (stamps read before what they vouch for), and younger than GUIDE_CACHE_TTL.
+// built at (stamps read before what they vouch for), and younger than GUIDE_CACHE_TTL
+// (what it shows of guides linked from its text is not tracked, and its media URLs are
+// signed for a limited time); its signed URLs must also be of this process's key.
 // Who may get which bytes is the process cache's rule too: variant '' is the same for
 // every caller; a record that depends on the viewer is stored per viewer class, never
 // for other users. Only the current revision (and what readers see under an approval
@@ -18,6 +20,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { signerId } from '../media/media.urls.js';
 
 /** One record to store: under (guideid, langid, variant), built at (revisionid, stamp). */
 export interface StoredRecord {
@@ -27,6 +30,8 @@ export interface StoredRecord {
   revisionid: number;
   stamp: number;
   builtAt: number;
+  /** media.urls.ts signerId of the process that built it. */
+  signer: string;
   /** The released revision (approvals): then only the stamp is checked against the row. */
   released: boolean;
   body: Buffer;
@@ -44,7 +49,7 @@ class Store {
   hits = 0;
   misses = 0;
   written = 0;
-  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger) {}
+  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger, readonly signer: string) {}
 
   /**
    * The valid stored bytes among `variants` (in that order of preference) of a guide in
@@ -52,11 +57,11 @@ class Store {
    * one primary-key read.
    */
   async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
-    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'body'])
+    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'signer', 'body'])
       .where('guideid', '=', guideid).where('langid', '=', langid).where('variant', 'in', variants).execute();
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v);
-      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl) {
+      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl && r.signer === this.signer) {
         this.hits++;
         return { body: Buffer.from(r.body), variant: v, builtAt: Number(r.built_at) };
       }
@@ -108,7 +113,7 @@ export async function writeRecords(db: Kysely<Database>, records: StoredRecord[]
     for (const rec of records) {
       const row = current.get(`${rec.guideid}:${rec.langid}`);
       if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, body: rec.body };
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, signer: rec.signer, body: rec.body };
       await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
         .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
       n++;
@@ -123,7 +128,7 @@ const stores = new WeakMap<object, Store>();
 export function storedRecords(app: FastifyInstance): Store {
   let s = stores.get(app.db);
   if (!s) {
-    s = new Store(app.db, app.log);
+    s = new Store(app.db, app.log, signerId(app.config));
     stores.set(app.db, s);
   }
   return s;

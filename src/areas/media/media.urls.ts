@@ -9,7 +9,7 @@
 // works for at least MEDIA_URL_TTL seconds, at most twice that. The key is MEDIA_URL_SECRET
 // or, when unset, a random key kept in DATA_DIR/media-url.key (the same for every process
 // sharing the data folder). Times come from the app's clock.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { keyFromDataDir } from '../../server-keys.js';
 import type { Config } from '../../config.js';
 import { systemClock, type Clock } from '../../clock.js';
@@ -57,6 +57,22 @@ export function signatureLife(config: Config, kind: FileKind, guid: string, exp:
   const want = Buffer.from(mac(config, kind, guid, Number(exp)));
   const got = Buffer.from(sig);
   return got.length === want.length && timingSafeEqual(got, want) ? left : 0;
+}
+
+const signerIds = new WeakMap<Config, string>();
+
+/**
+ * Names the key URLs are signed with, without revealing it: bytes that carry signed URLs
+ * and are kept where another process may read them (stored guide records) are valid only
+ * for processes that sign with the same key.
+ */
+export function signerId(config: Config): string {
+  let id = signerIds.get(config);
+  if (!id) {
+    id = createHash('sha256').update('signer id:').update(keyFor(config)).digest('base64url').slice(0, 16);
+    signerIds.set(config, id);
+  }
+  return id;
 }
 
 /** Where a size variant of an image is served, signed. */

@@ -180,6 +180,11 @@ describe('stored guide records', () => {
     await t.db.updateTable('guide_records').set({ cache_stamp: Number(row.cache_stamp) - 1 }).where('guideid', '=', g.guideid).execute();
     await markStored(g.guideid, '', 'Stale bytes');
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
+    // Nor one whose media URLs were signed with another process's key (another DATA_DIR or MEDIA_URL_SECRET).
+    await markStored(g.guideid, '', 'Signed elsewhere');
+    expect((await coldRead(g.guideid)).json().title).toBe('Signed elsewhere');
+    await t.db.updateTable('guide_records').set({ signer: 'another key' }).where('guideid', '=', g.guideid).execute();
+    expect((await coldRead(g.guideid)).json().title).toBe(g.title);
   });
 
   it('a stored record lives GUIDE_CACHE_TTL seconds of the app\'s clock, like the process cache\'s entries', async () => {
