@@ -21,7 +21,7 @@ import { sql } from 'kysely';
 import autocannon, { type Request as LoadRequest } from 'autocannon';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
 import { freePort, login, startServer, REPO_ROOT, type ServerProcess } from './lib/server-process.js';
-import { DEFAULT_DATABASE, prng } from './seed.js';
+import { BENCH_SERVER_ENV, DEFAULT_DATABASE, prng } from './seed.js';
 
 const API = '/api/2.0';
 /**
@@ -365,7 +365,7 @@ async function main() {
   let baseline: ChildProcess | null = null;
   const failures: string[] = [];
   try {
-        server = await startServer({ databaseUrl, dataDir: dir, built: true, env: { LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+        server = await startServer({ databaseUrl, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
     const token = await login(server.url);
     const list = scenarios(pool, token, offset).filter((s) => !only || only.includes(s.name));
     // What the baseline answers: one real answer per read scenario.

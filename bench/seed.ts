@@ -20,7 +20,9 @@
 // index and the cache stamps from then on.
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { rmSync, existsSync } from 'node:fs';
+import { rmSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
@@ -29,6 +31,10 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { hashPassword } from '../src/http/passwords.js';
 import { SERVER_PASSWORD } from './lib/server-process.js';
+import { loadConfig } from '../src/config.js';
+import { buildApp, BASE_PATH } from '../src/app.js';
+import { systemClock } from '../src/clock.js';
+import { storeAllGuideRecords } from '../src/areas/guides/guides.stored-build.js';
 
 export const DEFAULT_DATABASE = 'sqlite:data/bench.sqlite';
 /** Migrations from this one on run after the rows are loaded. */
@@ -167,8 +173,17 @@ export interface SeedOptions {
   databaseUrl: string;
   seed: number;
   hashCost: number;
+  /** Build and store every public guide's record after seeding (guides.stored-build.ts); default true. */
+  storeRecords?: boolean;
   log?: (line: string) => void;
 }
+
+/**
+ * The configuration the benchmark's server runs with that stored guide records depend on
+ * (guides.stored.ts `builderOf`: the public URL and the media URL key): the seed builds the
+ * records with it, so that the server serves them.
+ */
+export const BENCH_SERVER_ENV = { PUBLIC_URL: 'http://bench.localhost', MEDIA_URL_SECRET: 'the benchmark media url secret' };
 
 export interface SeedSummary {
   guides: number; users: number; teams: number; categories: number; wikis: number; steps: number; lines: number; images: number; comments: number; seconds: number;
@@ -447,6 +462,23 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   // Mark the demo as loaded so a server never adds its demo site to the benchmark's.
   const h2 = openDatabase(o.databaseUrl);
   await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
+  if (o.storeRecords !== false) {
+    // Every public guide's record built and stored, as the app's first anonymous read would.
+    const dataDir = mkdtempSync(join(tmpdir(), 'cp-seed-'));
+    const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: o.databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '0' });
+    const app = await buildApp({ config, handle: h2, clock: systemClock, logger: false });
+    await app.ready();
+    const t0 = Date.now();
+    let last = 0;
+    const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, log: (line) => {
+      if (Date.now() - last < 5000) return;
+      log(line);
+      last = Date.now();
+    } });
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for GUIDE_CACHE_TTL after this)`);
+  }
   await h2.destroy();
   return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
 }
@@ -458,15 +490,16 @@ async function main() {
       database: { type: 'string', default: DEFAULT_DATABASE },
       seed: { type: 'string', default: '20261122' },
       'hash-cost': { type: 'string', default: '12' },
+      records: { type: 'string', default: 'all' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12]\n` +
+    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--records all|none]\n` +
       `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema). Every account's password: "${SERVER_PASSWORD}".`);
     return;
   }
-  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']) });
+  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), storeRecords: values.records !== 'none' });
   console.log(`seeded ${values.database!.replace(/\/\/[^@]*@/, '//')}: ${JSON.stringify(summary)}`);
 }
 

@@ -164,7 +164,7 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
   cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
   if (stored) {
     const store = storedRecords(app);
-    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, signer: store.signer, body: json });
+    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, builtBy: store.builtBy, body: json });
   }
   return send(reply.request, reply, json);
 }

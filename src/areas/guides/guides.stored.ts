@@ -7,7 +7,7 @@
 // (revisionid, cache_stamp), read by the lookup every read does, are the ones they were
 // built at (stamps read before what they vouch for), and younger than GUIDE_CACHE_TTL
 // (what it shows of guides linked from its text is not tracked, and its media URLs are
-// signed for a limited time); its signed URLs must also be of this process's key.
+// signed for a limited time), and built by a process configured alike (`builderOf`).
 // Who may get which bytes is the process cache's rule too: variant '' is the same for
 // every caller; a record that depends on the viewer is stored per viewer class, never
 // for other users. Only the current revision (and what readers see under an approval
@@ -20,6 +20,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { createHash } from 'node:crypto';
+import type { Config } from '../../config.js';
 import { signerId } from '../media/media.urls.js';
 
 /** One record to store: under (guideid, langid, variant), built at (revisionid, stamp). */
@@ -30,8 +32,8 @@ export interface StoredRecord {
   revisionid: number;
   stamp: number;
   builtAt: number;
-  /** media.urls.ts signerId of the process that built it. */
-  signer: string;
+  /** `builderOf` the process that built it. */
+  builtBy: string;
   /** The released revision (approvals): then only the stamp is checked against the row. */
   released: boolean;
   body: Buffer;
@@ -49,7 +51,7 @@ class Store {
   hits = 0;
   misses = 0;
   written = 0;
-  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger, readonly signer: string) {}
+  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger, readonly builtBy: string) {}
 
   /**
    * The valid stored bytes among `variants` (in that order of preference) of a guide in
@@ -57,11 +59,11 @@ class Store {
    * one primary-key read.
    */
   async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
-    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'signer', 'body'])
+    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'built_by', 'body'])
       .where('guideid', '=', guideid).where('langid', '=', langid).where('variant', 'in', variants).execute();
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v);
-      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl && r.signer === this.signer) {
+      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
         this.hits++;
         return { body: Buffer.from(r.body), variant: v, builtAt: Number(r.built_at) };
       }
@@ -113,7 +115,7 @@ export async function writeRecords(db: Kysely<Database>, records: StoredRecord[]
     for (const rec of records) {
       const row = current.get(`${rec.guideid}:${rec.langid}`);
       if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, signer: rec.signer, body: rec.body };
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, built_by: rec.builtBy, body: rec.body };
       await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
         .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
       n++;
@@ -122,13 +124,22 @@ export async function writeRecords(db: Kysely<Database>, records: StoredRecord[]
   });
 }
 
+/**
+ * What a record takes of the configuration of the process that builds it: its URLs (the
+ * public URL), the languages (which row of a prerequisite shows), the signatures of its
+ * media URLs (the key, the window). A process configured otherwise builds its own.
+ */
+export function builderOf(config: Config): string {
+  return createHash('sha256').update(JSON.stringify([signerId(config), config.publicUrl, config.languages, config.mediaUrlTtl])).digest('base64url').slice(0, 16);
+}
+
 const stores = new WeakMap<object, Store>();
 
 /** The stored records of one app (its queue and counters), per database like the process caches. */
 export function storedRecords(app: FastifyInstance): Store {
   let s = stores.get(app.db);
   if (!s) {
-    s = new Store(app.db, app.log, signerId(app.config));
+    s = new Store(app.db, app.log, builderOf(app.config));
     stores.set(app.db, s);
   }
   return s;

@@ -84,8 +84,8 @@ export interface GuideRecordTable {
   cache_stamp: number;
   /** App-clock seconds: the record expires GUIDE_CACHE_TTL after, like the process cache's entries. */
   built_at: number;
-  /** The media URL key its signed URLs were made with (media.urls.ts `signerId`). */
-  signer: string;
+  /** What the record took of its builder's configuration (guides.stored.ts `builderOf`): public URL, languages, media URL key. */
+  built_by: string;
   body: Buffer;
 }
 

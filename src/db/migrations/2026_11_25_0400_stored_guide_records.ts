@@ -5,7 +5,7 @@
 // restart. One row per guide, language and viewer variant, overwritten in place: never one
 // per revision. A row is valid while the guide's (revisionid, cache_stamp) are the ones it
 // was built at (the stamps of migration 2026_11_22_1420_guide_cache) and it is younger than
-// GUIDE_CACHE_TTL, and its media URLs were signed with the reading process's key; nothing else needs to keep it (a stale row is rebuilt and overwritten).
+// GUIDE_CACHE_TTL, and it was built by a process configured alike (public URL, languages, media URL key); nothing else needs to keep it (a stale row is rebuilt and overwritten).
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../helpers.js';
 
@@ -18,8 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revisionid', 'integer', (c) => c.notNull())
     .addColumn('cache_stamp', 'integer', (c) => c.notNull())
     .addColumn('built_at', 'bigint', (c) => c.notNull())
-    // Which media URL key signed the URLs in it (media.urls.ts signerId): another key's are not served.
-    .addColumn('signer', 'text', (c) => c.notNull())
+    // What it took of the building process's configuration (its public URL, languages, media URL key):
+    // a process configured otherwise does not serve it.
+    .addColumn('built_by', 'text', (c) => c.notNull())
     .addColumn('body', isPostgres(db) ? sql`bytea` : sql`blob`, (c) => c.notNull())
     .addPrimaryKeyConstraint('guide_records_pk', ['guideid', 'langid', 'variant'])
     .execute();

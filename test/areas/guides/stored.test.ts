@@ -180,10 +180,10 @@ describe('stored guide records', () => {
     await t.db.updateTable('guide_records').set({ cache_stamp: Number(row.cache_stamp) - 1 }).where('guideid', '=', g.guideid).execute();
     await markStored(g.guideid, '', 'Stale bytes');
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
-    // Nor one whose media URLs were signed with another process's key (another DATA_DIR or MEDIA_URL_SECRET).
-    await markStored(g.guideid, '', 'Signed elsewhere');
-    expect((await coldRead(g.guideid)).json().title).toBe('Signed elsewhere');
-    await t.db.updateTable('guide_records').set({ signer: 'another key' }).where('guideid', '=', g.guideid).execute();
+    // Nor one built by a process configured otherwise (its public URL, or the key of its media URLs).
+    await markStored(g.guideid, '', 'Built elsewhere');
+    expect((await coldRead(g.guideid)).json().title).toBe('Built elsewhere');
+    await t.db.updateTable('guide_records').set({ built_by: 'another process' }).where('guideid', '=', g.guideid).execute();
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
   });
 
