@@ -3,12 +3,13 @@
 // for the callers the process cache would give it to. "A new process" here is the process
 // cache cleared: what is left is the database (test/reliability/processes.test.ts runs
 // real processes).
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { line, makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches } from '../../../src/areas/guides/guides.cache.js';
-import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
+import { flushStoredRecords, storedRecords, unpackRecord } from '../../../src/areas/guides/guides.stored.js';
 import { storeAllGuideRecords } from '../../../src/areas/guides/guides.stored-build.js';
 import { makeCategoryAt, makeProcess } from '../approvals/helpers.js';
 import { BASE_PATH } from '../../../src/app.js';
@@ -39,7 +40,7 @@ const storedRows = (guideid: number) => t.db.selectFrom('guide_records').selectA
 async function markStored(guideid: number, variant: string, title: string) {
   const row = (await storedRows(guideid)).find((r) => r.variant === variant);
   expect(row, `a stored record '${variant}'`).toBeDefined();
-  const body = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(row!.body).toString()), title }));
+  const body = deflateRawSync(JSON.stringify({ ...JSON.parse(unpackRecord(row!.body).toString()), title }));
   await t.db.updateTable('guide_records').set({ body }).where('guideid', '=', guideid).where('variant', '=', variant).execute();
 }
 
@@ -49,7 +50,7 @@ describe('stored guide records', () => {
     const built = await coldRead(g.guideid);
     const rows = await storedRows(g.guideid);
     expect(rows.map((r) => [r.variant, Number(r.revisionid)])).toEqual([['', g.revisionid]]);
-    expect(Buffer.from(rows[0].body).toString()).toBe(built.body);
+    expect(unpackRecord(rows[0].body).toString()).toBe(built.body);
     const store = storedRecords(t.app);
     const hits = store.hits;
     const again = await coldRead(g.guideid);
