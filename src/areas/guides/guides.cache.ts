@@ -28,6 +28,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
+import type { RenderedTexts } from './guides.records.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { storedRecords } from './guides.stored.js';
@@ -141,7 +142,7 @@ interface StoredAt { guideid: number; langid: string; released: boolean }
  * reads the stored record (the same rule for who gets which bytes) before building, and
  * what is built is stored.
  */
-async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean }>, stored?: StoredAt) {
+async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, stored?: StoredAt) {
   // Entries age on the app's clock (seconds), like everything else that expires.
   const app = reply.server;
   const now = app.clock.now();
@@ -158,13 +159,15 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
       return send(reply.request, reply, found.body);
     }
   }
-  const { value, dependsOnViewer } = await build();
+  const { value, dependsOnViewer, builtAt: oldest } = await build();
   if (dependsOnViewer && cls === null) return value;
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
-  cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
+  // Built from texts rendered earlier (guides.stored.ts): as old as the oldest of them.
+  const builtAt = Math.min(now, oldest ?? now);
+  cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
   if (stored) {
     const store = storedRecords(app);
-    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt: now, builtBy: store.builtBy, body: json });
+    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt, builtBy: store.builtBy, body: json });
   }
   return send(reply.request, reply, json);
 }
@@ -176,12 +179,13 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
  * `atRevision`: the record of that kept revision instead (what readers see under an
  * approval process), cached under it with the row's cache_stamp.
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: () => Promise<{ record: FullGuide; dependsOnViewer: boolean }>, atRevision?: number) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
   if (app.config.guideCacheMb <= 0) return (await build()).record;
+  const rendered = storedRecords(app).renderedTexts(app.clock.now(), app.config.guideCacheTtl);
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
   return cachedOrBuilt(guideCaches(app).guides, reply, user, key, atRevision ?? row.revisionid, row.cache_stamp, async () => {
-    const { record, dependsOnViewer } = await build();
-    return { value: record, dependsOnViewer };
+    const { record, dependsOnViewer, builtAt } = await build(rendered);
+    return { value: record, dependsOnViewer, builtAt };
   }, { guideid: row.guideid, langid: row.langid, released: atRevision !== undefined });
 }
 

@@ -171,13 +171,32 @@ function mergeRefs(list: MarkupRefs[]): MarkupRefs {
   };
 }
 
+/** Rendered texts kept between builds (guides.stored.ts), by key, valid while the texts are the same. */
+export interface RenderedTexts {
+  /** Those of `wanted` rendered before from the same texts and still young enough: one query. */
+  get(wanted: Array<{ key: string; texts: string[] }>): Promise<Map<string, { html: string[]; builtAt: number }>>;
+  put(key: string, texts: string[], html: string[]): void;
+}
+
+/**
+ * Rendered texts kept between builds, for the steps being built: for each step, its lines' HTML.
+ * `found` are those still valid for the texts being built (by stepid); `put` keeps what
+ * was rendered anew.
+ */
+export interface StepFragments {
+  found: Map<number, string[]>;
+  put(stepid: number, texts: string[], html: string[]): void;
+}
+
 /**
  * Step records for steps of one guide, with their lines rendered and their comments:
  * styles, images, videos, the markup references and the comments, batched queries each.
+ * With `fragments`, the steps found there are not parsed nor rendered again (nor their
+ * markup's references loaded).
  */
-export async function buildStepRecords(db: Db, config: Config, guideid: number, langid: string, steps: StepSource[], extraImageIds: number[] = [], extraDocs: DocNode[] = []) {
+export async function buildStepRecords(db: Db, config: Config, guideid: number, langid: string, steps: StepSource[], extraImageIds: number[] = [], extraDocs: DocNode[] = [], fragments?: StepFragments) {
   const lineDocs = new Map<number, DocNode>();
-  for (const s of steps) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
+  for (const s of steps) if (!fragments?.found.has(s.stepid)) for (const l of s.lines) lineDocs.set(l.lineid, wikiToDoc(l.text));
   const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
   const [styles, images, videos, resolver, comments, fields] = await Promise.all([
@@ -189,10 +208,13 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
     loadFields(db, steps.flatMap((s) => s.fields)),
   ]);
   const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown>, fields };
-  const records = steps.map((s) => ({
-    ...stepRecord(guideid, s, ctx, (l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver)),
-    comments: comments.get(s.stepid) ?? [],
-  }));
+  const records = steps.map((s) => {
+    const kept = fragments?.found.get(s.stepid);
+    const html = kept ?? s.lines.map((l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver));
+    if (!kept && fragments && s.stepid > 0) fragments.put(s.stepid, s.lines.map((l) => l.text), html);
+    const index = new Map(s.lines.map((l, i) => [l, i]));
+    return { ...stepRecord(guideid, s, ctx, (l) => html[index.get(l)!]), comments: comments.get(s.stepid) ?? [] };
+  });
   return { records, images, resolver, styles };
 }
 
@@ -215,12 +237,29 @@ function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStor
  * prerequisite images. The result depends only on the revision read, the current state
  * of its prerequisites, flags and referenced media and guides: a cache keyed by
  * (guideid, langid, revisionid) must be invalidated on those too, and keyed by the
- * viewer when `dependsOnViewer`.
+ * viewer when `dependsOnViewer`. With `rendered`, texts rendered by an earlier build and
+ * unchanged since are not parsed nor rendered again (a comment does not re-render its
+ * guide); `builtAt` is then the time of the oldest of them.
  */
-export async function buildFullRecordFor(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null): Promise<{ record: FullGuide; dependsOnViewer: boolean }> {
+export async function buildFullRecordFor(db: Db, config: Config, src: GuideSource, viewer: AuthUser | null, rendered?: RenderedTexts): Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }> {
   const { row } = src;
-  const introDoc = wikiToDoc(row.introduction);
-  const conclusionDoc = wikiToDoc(row.conclusion);
+  // Texts rendered by an earlier build (the head: introduction and conclusion; each step's lines).
+  const headKey = `g${row.guideid}/${row.langid}`;
+  const stepKey = (stepid: number) => `s${stepid}`;
+  const headTexts = [row.introduction, row.conclusion];
+  const found = rendered
+    ? await rendered.get([{ key: headKey, texts: headTexts }, ...src.steps.filter((s) => s.stepid > 0).map((s) => ({ key: stepKey(s.stepid), texts: s.lines.map((l) => l.text) }))])
+    : new Map<string, { html: string[]; builtAt: number }>();
+  const head = found.get(headKey);
+  const introDoc = head ? null : wikiToDoc(row.introduction);
+  const conclusionDoc = head ? null : wikiToDoc(row.conclusion);
+  const stepFragments: StepFragments | undefined = rendered && {
+    found: new Map(src.steps.flatMap((s) => {
+      const f = found.get(stepKey(s.stepid));
+      return f ? [[s.stepid, f.html] as const] : [];
+    })),
+    put: (stepid, texts, html) => rendered.put(stepKey(stepid), texts, html),
+  };
   const parts = parseJson<ItemInputStored[]>(row.parts, []);
   const tools = parseJson<ItemInputStored[]>(row.tools, []);
   const documents = parseJson<number[]>(row.documents, []);
@@ -228,7 +267,7 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
   const guideImage = row.imageid ?? row.step_imageid;
 
   const [built, prereqRows, flags, wikis, docs] = await Promise.all([
-    buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], [introDoc, conclusionDoc]),
+    buildStepRecords(db, config, row.guideid, row.langid, src.steps, guideImage ? [guideImage] : [], introDoc && conclusionDoc ? [introDoc, conclusionDoc] : [], stepFragments),
     src.prereqIds.length
       ? lightSelect(db).select(readableColumn(viewer)).where('g.guideid', 'in', src.prereqIds).where('g.deleted', '=', 0).execute()
       : Promise.resolve([]),
@@ -251,17 +290,19 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
   const ownPrereqDate = prereqs.reduce((max, p) => Math.max(max, p.modified_date), 0);
   const dependsOnViewer = prereqRows.some((p) => !toBool(p.public)) || prereqDates.dependsOnViewer;
   const wikiIds = new Map(wikis.map((w) => [w.title, w.wikiid]));
+  const headHtml = head?.html ?? [renderDoc(introDoc!, built.resolver), renderDoc(conclusionDoc!, built.resolver)];
+  if (!head) rendered?.put(headKey, headTexts, headHtml);
 
   const record: FullGuide = {
     conclusion_raw: row.conclusion,
-    conclusion_rendered: renderDoc(conclusionDoc, built.resolver),
+    conclusion_rendered: headHtml[1],
     difficulty: row.difficulty,
     documents: guideDocuments,
     flags: flags.get(row.guideid) ?? [],
     guideid: row.guideid,
     image: guideImage ? built.images.get(guideImage) ?? null : null,
     introduction_raw: row.introduction,
-    introduction_rendered: renderDoc(introDoc, built.resolver),
+    introduction_rendered: headHtml[0],
     featured_document_embed_url: guideDocuments[0]?.url ?? null,
     featured_document_thumbnail_url: null,
     locale: row.langid,
@@ -312,7 +353,9 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
     username: src.username,
     dataType: 'guide',
   };
-  return { record, dependsOnViewer };
+  // A record that reuses rendered texts is as old as the oldest of them (what they show of linked guides and media).
+  const builtAt = found.size ? Math.min(...[...found.values()].map((f) => f.builtAt)) : undefined;
+  return { record, dependsOnViewer, builtAt };
 }
 
 /** The full guide record from a source, as `viewer` sees it. */

@@ -111,12 +111,12 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     }
     let answer;
     if (wanted === ctx.row.revisionid) {
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user));
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user, rendered));
     } else if (readerRevision !== undefined && wanted === readerRevision) {
       // The approved revision readers see: cached under it, so a new approval (a new reader revision) misses.
       const source = await loadRevisionSource(db, ctx.row, wanted);
       if (!source) throw notFound('Revision');
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async () => buildFullRecordFor(db, config, source, request.user), wanted);
+      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async (rendered) => buildFullRecordFor(db, config, source, request.user, rendered), wanted);
     } else {
       const source = await loadRevisionSource(db, ctx.row, wanted);
       if (!source) throw notFound('Revision');

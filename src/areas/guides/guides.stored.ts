@@ -20,6 +20,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRawSync } from 'node:zlib';
@@ -48,8 +49,15 @@ const FLUSH_DELAY_MS = 25;
 /** Records written per transaction: short write locks. */
 const BATCH = 50;
 
+interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: string; html: string[] }
+
+/** Of the texts a rendered fragment was made from. */
+export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
+
 class Store {
   private queue = new Map<string, StoredRecord>();
+  private rendered = new Map<string, RenderedRow>();
+  renderedHits = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   hits = 0;
@@ -79,6 +87,38 @@ class Store {
   /** Queues a built record to be stored shortly. */
   put(rec: StoredRecord) {
     this.queue.set(`${rec.guideid}:${rec.langid}:${rec.variant}`, rec);
+    this.schedule();
+  }
+
+  /**
+   * Rendered texts for a build at `now` (guides.records.ts RenderedTexts): those stored
+   * from the same texts, younger than `ttl`, by a process configured alike; what is
+   * rendered anew is queued like records.
+   */
+  renderedTexts(now: number, ttl: number): RenderedTexts {
+    return {
+      get: async (wanted) => {
+        const out = new Map<string, { html: string[]; builtAt: number }>();
+        if (wanted.length === 0) return out;
+        const rows = await this.db.selectFrom('guide_rendered').selectAll().where('key', 'in', wanted.map((w) => w.key)).execute();
+        const byKey = new Map(rows.map((r) => [r.key, r]));
+        for (const w of wanted) {
+          const r = byKey.get(w.key);
+          if (!r || r.built_by !== this.builtBy || now - Number(r.built_at) >= ttl || r.hash !== textsHash(w.texts)) continue;
+          const html = JSON.parse(unpackRecord(r.body).toString()) as string[];
+          if (Array.isArray(html) && html.length === w.texts.length) out.set(w.key, { html, builtAt: Number(r.built_at) });
+        }
+        this.renderedHits += out.size;
+        return out;
+      },
+      put: (key, texts, html) => {
+        this.rendered.set(key, { key, hash: textsHash(texts), builtAt: now, builtBy: this.builtBy, html });
+        this.schedule();
+      },
+    };
+  }
+
+  private schedule() {
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
       this.timer.unref();
@@ -90,11 +130,13 @@ class Store {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const pending = [...this.queue.values()];
+    const rendered = [...this.rendered.values()];
     this.queue.clear();
+    this.rendered.clear();
     this.flushing = this.flushing.then(async () => {
-      for (let i = 0; i < pending.length; i += BATCH) {
+      for (let i = 0; i < Math.max(pending.length, rendered.length); i += BATCH) {
         try {
-          this.written += await writeRecords(this.db, pending.slice(i, i + BATCH));
+          this.written += await writeRecords(this.db, pending.slice(i, i + BATCH), rendered.slice(i, i + BATCH));
         } catch (err) {
           // Busy (SQLite's write lock), a conflict or a closed database: rebuilt on a later read.
           this.log.warn({ err }, 'stored guide records not written');
@@ -106,23 +148,30 @@ class Store {
 }
 
 /**
- * Writes records in one transaction, those whose guide row still has the stamps they
- * were built at (a record overtaken by a write is of no use to anyone); the number written.
+ * Writes rendered texts and records in one transaction, the records whose guide row
+ * still has the stamps they were built at (a record overtaken by a write is of no use
+ * to anyone); the number of records written.
  */
-export async function writeRecords(db: Kysely<Database>, records: StoredRecord[]): Promise<number> {
-  if (records.length === 0) return 0;
+async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rendered: RenderedRow[] = []): Promise<number> {
+  if (records.length === 0 && rendered.length === 0) return 0;
+  // Compressed before the transaction: on SQLite it holds the write lock.
+  const renderedBodies = await Promise.all(rendered.map((r) => packRecord(Buffer.from(JSON.stringify(r.html)))));
+  const recordBodies = await Promise.all(records.map((rec) => packRecord(rec.body)));
   return db.transaction().execute(async (trx) => {
+    // Rendered texts are valid by what they were rendered from: nothing to check against the guide.
+    for (const [i, r] of rendered.entries()) {
+      const values = { hash: r.hash, built_at: r.builtAt, built_by: r.builtBy, body: renderedBodies[i] };
+      await trx.insertInto('guide_rendered').values({ key: r.key, ...values }).onConflict((oc) => oc.column('key').doUpdateSet(values)).execute();
+    }
+    if (records.length === 0) return 0;
     const rows = await trx.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp'])
       .where('guideid', 'in', [...new Set(records.map((r) => r.guideid))]).execute();
     const current = new Map(rows.map((r) => [`${r.guideid}:${r.langid}`, r]));
-    const wanted = records.filter((rec) => {
-      const row = current.get(`${rec.guideid}:${rec.langid}`);
-      return row && Number(row.cache_stamp) === rec.stamp && (rec.released || Number(row.revisionid) === rec.revisionid);
-    });
-    const bodies = await Promise.all(wanted.map((rec) => packRecord(rec.body)));
     let n = 0;
-    for (const [i, rec] of wanted.entries()) {
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, built_by: rec.builtBy, body: bodies[i] };
+    for (const [i, rec] of records.entries()) {
+      const row = current.get(`${rec.guideid}:${rec.langid}`);
+      if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, built_by: rec.builtBy, body: recordBodies[i] };
       await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
         .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
       n++;

@@ -89,6 +89,17 @@ export interface GuideRecordTable {
   body: Buffer;
 }
 
+/** Rendered texts kept between builds (guides.stored.ts): a step's lines or a guide's head, as a JSON array of HTML, deflated. */
+export interface GuideRenderedTable {
+  /** 's<stepid>' or 'g<guideid>/<langid>'. */
+  key: string;
+  /** Of the texts rendered (guides.stored.ts `textsHash`). */
+  hash: string;
+  built_at: number;
+  built_by: string;
+  body: Buffer;
+}
+
 export interface GuidePrereqTable {
   guideid: number;
   langid: string;
@@ -245,4 +256,5 @@ export interface GuidesTables {
   guide_flags: GuideFlagTable;
   cache_stamps: CacheStampTable;
   guide_records: GuideRecordTable;
+  guide_rendered: GuideRenderedTable;
 }

@@ -24,8 +24,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('body', isPostgres(db) ? sql`bytea` : sql`blob`, (c) => c.notNull())
     .addPrimaryKeyConstraint('guide_records_pk', ['guideid', 'langid', 'variant'])
     .execute();
+  // Rendered texts (a step's lines, a guide's introduction and conclusion), so that a record
+  // rebuilt after a write that did not change them (a comment, a flag) renders nothing again.
+  // Keyed by what they are of ('s<stepid>', 'g<guideid>/<langid>'), valid while the texts hash
+  // to `hash`, younger than GUIDE_CACHE_TTL and built by a process configured alike.
+  await db.schema.createTable('guide_rendered')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('hash', 'text', (c) => c.notNull())
+    .addColumn('built_at', 'bigint', (c) => c.notNull())
+    .addColumn('built_by', 'text', (c) => c.notNull())
+    .addColumn('body', isPostgres(db) ? sql`bytea` : sql`blob`, (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('guide_rendered').ifExists().execute();
   await db.schema.dropTable('guide_records').ifExists().execute();
 }

@@ -169,16 +169,26 @@ describe('stored guide records', () => {
 
   it('a record built before a write is never stored over it, and a stale stored record is never served', async () => {
     const g = await makePublishedGuide(t, author, 1);
-    guideCaches(t.app).guides.clear();
-    expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200);
-    // A comment commits between the read and the write of what it built: that record is not stored.
-    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'Between' } })).statusCode).toBe(201);
+    const row = await t.db.selectFrom('guides').select(['revisionid', 'cache_stamp']).where('guideid', '=', g.guideid).executeTakeFirstOrThrow();
+    const body = Buffer.from((await coldRead(g.guideid)).body);
+    const store = storedRecords(t.app);
+    await t.db.deleteFrom('guide_records').where('guideid', '=', g.guideid).execute();
+    // Bytes built under the stamp before a write that has committed since (or a revision before) are not stored.
+    const built = { guideid: g.guideid, langid: 'en', variant: '', builtAt: t.clock.now(), builtBy: store.builtBy, released: false, body };
+    store.put({ ...built, revisionid: row.revisionid, stamp: row.cache_stamp - 1 });
+    await flushStoredRecords(t.app);
+    store.put({ ...built, revisionid: row.revisionid - 1, stamp: row.cache_stamp });
     await flushStoredRecords(t.app);
     expect(await storedRows(g.guideid)).toEqual([]);
+    store.put({ ...built, revisionid: row.revisionid, stamp: row.cache_stamp });
+    await flushStoredRecords(t.app);
+    expect(await storedRows(g.guideid)).toHaveLength(1);
+    // A comment: the stored record is stale, the next read builds and stores anew.
+    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'Between' } })).statusCode).toBe(201);
     expect((await coldRead(g.guideid)).json().steps[0].comments).toHaveLength(1);
     // A stored record whose stamp is not the guide's is not served (here: put back by hand).
-    const row = (await storedRows(g.guideid))[0];
-    await t.db.updateTable('guide_records').set({ cache_stamp: Number(row.cache_stamp) - 1 }).where('guideid', '=', g.guideid).execute();
+    const stored = (await storedRows(g.guideid))[0];
+    await t.db.updateTable('guide_records').set({ cache_stamp: Number(stored.cache_stamp) - 1 }).where('guideid', '=', g.guideid).execute();
     await markStored(g.guideid, '', 'Stale bytes');
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
     // Nor one built by a process configured otherwise (its public URL, or the key of its media URLs).
@@ -234,5 +244,64 @@ describe('stored guide records', () => {
     // A write makes it stale: built again.
     expect((await t.post(`/comments/step/${b.steps[0].stepid}`, { token: moderator.token, body: { text: 'Stale now' } })).statusCode).toBe(201);
     expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(1);
+  });
+});
+
+describe('rendered texts kept between builds', () => {
+  const rendered = (key: string) => t.db.selectFrom('guide_rendered').selectAll().where('key', '=', key).executeTakeFirst();
+  /** Rewrites what is kept of a text's rendering (keeping its hash): a build that shows it did not render. */
+  async function markRendered(key: string, html: string[]) {
+    expect(await rendered(key), `rendered texts '${key}'`).toBeDefined();
+    await t.db.updateTable('guide_rendered').set({ body: deflateRawSync(JSON.stringify(html)) }).where('key', '=', key).execute();
+  }
+
+  it('a comment or a flag rebuilds the record without rendering its texts again; an edited step is rendered anew', async () => {
+    const g = await makePublishedGuide(t, author, 2, { introduction: "An '''intro'''", conclusion: 'The end' });
+    await coldRead(g.guideid);
+    const [s1, s2] = g.steps.map((s: { stepid: number }) => s.stepid);
+    await markRendered(`s${s1}`, ['<em>kept step 1</em>']);
+    await markRendered(`s${s2}`, ['<em>kept step 2</em>']);
+    await markRendered(`g${g.guideid}/en`, ['<em>kept intro</em>', '<em>kept end</em>']);
+    const hits = storedRecords(t.app).renderedHits;
+    expect((await t.post(`/comments/step/${s1}`, { token: moderator.token, body: { text: 'No rendering for this' } })).statusCode).toBe(201);
+    let r = (await coldRead(g.guideid)).json();
+    expect(r.steps[0].comments).toHaveLength(1);
+    expect(r.steps.map((s: { lines: Array<{ text_rendered: string }> }) => s.lines[0].text_rendered)).toEqual(['<em>kept step 1</em>', '<em>kept step 2</em>']);
+    expect([r.introduction_rendered, r.conclusion_rendered]).toEqual(['<em>kept intro</em>', '<em>kept end</em>']);
+    expect(storedRecords(t.app).renderedHits).toBe(hits + 3);
+
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${r.revisionid}`, { token: moderator.token })).statusCode).toBe(200);
+    r = (await coldRead(g.guideid)).json();
+    expect(r.flags).toEqual(['GUIDE_STARRED']);
+    expect(r.steps[1].lines[0].text_rendered).toBe('<em>kept step 2</em>');
+
+    // A step's new text, the guide's new introduction: rendered anew, the rest kept.
+    const step = r.steps[1];
+    expect((await t.patch(`/guides/${g.guideid}/steps/${step.stepid}?revisionid=${step.revisionid}`, { token: author.token, body: { lines: [line("Now '''bold'''")] } })).statusCode).toBe(200);
+    r = (await coldRead(g.guideid)).json();
+    expect(r.steps[1].lines[0].text_rendered).toContain('<strong>bold</strong>');
+    expect(r.steps[0].lines[0].text_rendered).toBe('<em>kept step 1</em>');
+    expect((await t.patch(`/guides/${g.guideid}?revisionid=${r.revisionid}`, { token: author.token, body: { introduction: 'A new intro' } })).statusCode).toBe(200);
+    r = (await coldRead(g.guideid)).json();
+    expect(r.introduction_rendered).toContain('A new intro');
+    expect(r.conclusion_rendered).not.toContain('kept');
+    // A line changed without a new revision (SQL by hand), then invalidateGuide: its new text is rendered.
+    await t.db.updateTable('guide_lines').set({ text: "By '''hand'''" }).where('stepid', '=', s1).execute();
+    await t.db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', g.guideid).execute();
+    r = (await coldRead(g.guideid)).json();
+    expect(r.steps[0].lines[0]).toMatchObject({ text_raw: "By '''hand'''", text_rendered: expect.stringContaining('<strong>hand</strong>') });
+  });
+
+  it('a record built from kept texts is as old as they are: it expires GUIDE_CACHE_TTL after they were rendered', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await coldRead(g.guideid);
+    await markRendered(`s${g.steps[0].stepid}`, ['<em>old rendering</em>']);
+    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'A comment' } })).statusCode).toBe(201);
+    expect((await coldRead(g.guideid)).json().steps[0].lines[0].text_rendered).toBe('<em>old rendering</em>');
+    t.clock.advance(1);
+    // Neither the process cache nor the stored record (built a second ago from it) serve it now.
+    expect((await t.get(`/guides/${g.guideid}`)).json().steps[0].lines[0].text_rendered).not.toContain('old rendering');
+    expect((await coldRead(g.guideid)).json().steps[0].lines[0].text_rendered).not.toContain('old rendering');
   });
 });
