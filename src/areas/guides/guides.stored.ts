@@ -13,6 +13,11 @@
 // for other users. Only the current revision (and what readers see under an approval
 // process) is stored, one row each, overwritten in place.
 //
+// Rendered texts (`guide_rendered`): the HTML of each step's lines and of a guide's
+// introduction and conclusion, keyed by what they are of and valid for the hash of the
+// texts they were rendered from (and GUIDE_CACHE_TTL, like a record), so that a record
+// rebuilt after a comment or a flag renders nothing that did not change.
+//
 // Storing never slows down or fails a GET: on SQLite a GET that wrote would take the write
 // lock. Built records are queued and written shortly after in one small transaction per
 // batch (and on close); an error is logged and forgotten (the record is rebuilt next
