@@ -7,9 +7,11 @@ import { isPostgres, listTables } from '../../../src/db/helpers.js';
 /**
  * Tables exempt from the "nothing changed" rule, by name: view history is best-effort by
  * design (buffered and flushed on its own schedule), migrations bookkeeping never changes
- * under a request, and a rate-limit store counts refused attempts on purpose.
+ * under a request, a rate-limit store counts refused attempts on purpose, and stored guide
+ * records and rendered texts are a cache that GETs fill, written shortly after the answer
+ * (guides.stored.ts).
  */
-export const EXEMPT_TABLES = /view_history|^kysely_migration|rate_limit/i;
+export const EXEMPT_TABLES = /view_history|^kysely_migration|rate_limit|^guide_records$|^guide_rendered$/i;
 
 /**
  * GETs that write on purpose, and what: a SCORM launch (player data, a preview) issues a
