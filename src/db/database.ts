@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
+import { queryEvent, registerDirectExecutor } from './prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -97,6 +98,15 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // An idle client's error (the server restarting) must not crash the process.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
+    registerDirectExecutor(db, {
+      run: async (name, text, values) => {
+        const started = performance.now();
+        const result = await pool.query({ name, text, values: values as unknown[] });
+        if (listener) log(queryEvent(text, values, started));
+        return result.rows;
+      },
+    });
     return { db, dialect: 'postgres', location: url, destroy: () => db.destroy(), setQueryListener };
   }
   const file = sqlitePath(url);
@@ -110,6 +120,19 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('cache_size = -32768');
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }), log });
+  // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
+  // transaction is open on it (a request awaiting between its statements): then they
+  // wait for it through Kysely, so that no read ever sees a write not yet committed.
+  registerDirectExecutor(db, {
+    run: (_name, text, values) => {
+      if (sqlite.inTransaction) return undefined;
+      const started = performance.now();
+      const rows = (statements.prepare(text) as SQLite.Statement).all(...values);
+      if (listener) log(queryEvent(text, values, started));
+      return rows;
+    },
+  });
   return { db, dialect: 'sqlite', location: file, destroy: () => db.destroy(), setQueryListener };
 }

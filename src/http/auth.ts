@@ -229,8 +229,13 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     if (request.routeOptions.config?.rateLimit) return;
     checkAccess(request, access);
   });
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const access = request.routeOptions.config?.auth;
-    if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
+    try {
+      if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 }

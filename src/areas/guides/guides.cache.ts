@@ -18,7 +18,7 @@
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
@@ -26,6 +26,7 @@ import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
+import { etagOf } from '../../http/conditional.js';
 
 interface Entry {
   key: string;
@@ -34,6 +35,8 @@ interface Entry {
   stamp: number;
   at: number;
   json: Buffer;
+  /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
+  etag: string;
 }
 
 /** An LRU map bounded by the total size of its buffers. */
@@ -45,27 +48,33 @@ export class ByteLru {
   constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
   get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
+    return this.getEntry(key, revisionid, stamp, now)?.json;
+  }
+
+  getEntry(key: string, revisionid: number, stamp: number, now: number): Entry | undefined {
     const e = this.map.get(key);
     if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
       // most recently used last
       this.map.delete(key);
       this.map.set(key, e);
       this.hits++;
-      return e.json;
+      return e;
     }
     this.misses++;
     return undefined;
   }
 
-  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer) {
-    if (json.length > this.maxBytes / 4) return;
+  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer): Entry {
+    const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
+    if (json.length > this.maxBytes / 4) return entry;
     this.delete(key);
-    this.map.set(key, { key, revisionid, stamp, at: now, json });
+    this.map.set(key, entry);
     this.size += json.length;
     for (const old of this.map.values()) {
       if (this.size <= this.maxBytes) break;
       this.delete(old.key);
     }
+    return entry;
   }
 
   delete(key: string) {
@@ -108,11 +117,14 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The cached bytes as the answer: a Buffer, which goes to the socket as it is; as a
- * string when the output hook (http/output.ts) rewrites the body (?pretty, XML).
+ * Kept bytes as the answer: a Buffer, which goes to the socket as it is, with the tag
+ * computed when they were kept; as a string when the output hook (http/output.ts)
+ * rewrites the body (?pretty, XML), whose tag is then of what it writes.
  */
-function send(request: FastifyRequest, reply: FastifyReply, json: Buffer) {
-  return reply.header('content-type', JSON_TYPE).send(outputRewritesBody(request) ? json.toString() : json);
+export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'>) {
+  reply.header('content-type', JSON_TYPE);
+  if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
+  return reply.header('etag', entry.etag).send(entry.json);
 }
 
 /**
@@ -135,13 +147,12 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
   // Entries age on the app's clock (seconds), like everything else that expires.
   const now = reply.server.clock.now();
   const cls = viewerClass(user);
-  const hit = cache.get(key, revisionid, stamp, now) ?? (cls !== null ? cache.get(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
-  if (hit !== undefined) return send(reply.request, reply, hit);
+  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
+  if (hit !== undefined) return sendKept(reply, hit);
   const { value, dependsOnViewer } = await build();
   if (dependsOnViewer && cls === null) return value;
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
-  cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
-  return send(reply.request, reply, json);
+  return sendKept(reply, cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json));
 }
 
 /**
