@@ -27,6 +27,7 @@ import type { GuideRow } from './guides.queries.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
+import { prepared } from '../../db/prepared.js';
 
 interface Entry {
   key: string;
@@ -114,6 +115,13 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
   await db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', guideid).execute();
 }
 
+/** A `cache_stamps` row's value (-1 when it is missing): one prepared primary-key lookup. */
+export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
+  const [row] = await stampRow(db, { key });
+  return Number(row?.stamp ?? -1);
+}
+const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
@@ -178,8 +186,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
  */
 export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean }>): Promise<T[] | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).records;
-  const row = await app.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guides').executeTakeFirst();
-  const stamp = Number(row?.stamp ?? -1);
+  const stamp = await cacheStamp(app.db, 'guides');
   return cachedOrBuilt(guideCaches(app).lists, reply, user, key, 0, stamp, async () => {
     const { records, dependsOnViewer } = await build();
     return { value: records, dependsOnViewer };
