@@ -7,6 +7,7 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
+import { startCheckpointer, type CheckpointResult } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,6 +19,8 @@ export interface DatabaseHandle {
   destroy(): Promise<void>;
   /** Receives every query's timing (metrics); one listener at a time. */
   setQueryListener?(fn: ((event: LogEvent) => void) | null): void;
+  /** SQLite with background checkpoints: one now (checkpointer.ts). */
+  checkpoint?(): Promise<CheckpointResult>;
 }
 
 export interface DatabaseOptions {
@@ -25,6 +28,8 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** SQLite file: WAL checkpoints in a worker thread instead of inside commits (the server). */
+  backgroundCheckpoints?: boolean;
 }
 
 // PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
@@ -120,6 +125,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('cache_size = -32768');
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
+  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
@@ -134,5 +141,9 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       return rows;
     },
   });
-  return { db, dialect: 'sqlite', location: file, destroy: () => db.destroy(), setQueryListener };
+  const destroy = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now };
 }
