@@ -18,6 +18,9 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 interface Series { name: string; points: Array<[number, number]> }
 
+/** A number of guides as written in the table and on the axis: 300, 10k, 1.5M. */
+const size = (n: number) => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : n >= 1000 ? `${+(n / 1000).toFixed(n % 1000 ? 1 : 0)}k` : String(n));
+
 /** One panel: x = data size (log scale), y = value, one line per series. */
 function panel(x0: number, title: string, unit: string, sizes: number[], series: Series[], width = 420, height = 300): string {
   const left = x0 + 60, top = 40, w = width - 80, h = height - 90;
@@ -33,7 +36,7 @@ function panel(x0: number, title: string, unit: string, sizes: number[], series:
     const v = (ymax / 4) * i;
     out.push(`<line x1="${left}" y1="${Y(v)}" x2="${left + w}" y2="${Y(v)}" stroke="#ddd"/><text x="${left - 6}" y="${Y(v) + 4}" text-anchor="end" font-size="11">${Math.round(v)}</text>`);
   }
-  for (const n of sizes) out.push(`<text x="${X(n)}" y="${top + h + 16}" text-anchor="middle" font-size="11">${n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : `${Math.round(n / 1000)}k`}</text>`);
+  for (const n of sizes) out.push(`<text x="${X(n)}" y="${top + h + 16}" text-anchor="middle" font-size="11">${size(n)}</text>`);
   out.push(`<text x="${left + w / 2}" y="${top + h + 34}" text-anchor="middle" font-size="11">guides (log scale)</text>`);
   out.push(`<text x="${x0 + 14}" y="${top + h / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 ${x0 + 14} ${top + h / 2})">${esc(unit)}</text>`);
   series.forEach((s, i) => {
@@ -71,7 +74,6 @@ ${panel(460, 'Server peak RSS during the reads', 'MB', sizes, rss, 440)}
 ${legend}
 </svg>
 `;
-  const size = (n: number) => (n >= 1e6 ? `${+(n / 1e6).toFixed(1)}M` : `${Math.round(n / 1000)}k`);
   const lines = ['| Scenario | ' + sizes.map((n) => `${size(n)}: req/s (of baseline)`).join(' | ') + ` | change of req/s | falls < ${MAX_FALL * 100} % |`, '|---|' + sizes.map(() => '---:|').join('') + '---:|---|'];
   // req/s, and in brackets the ratio to the baseline of the same minute (the machine is shared).
   const ratio = (n: string, r: BenchReport) => r.scenarios.find((x) => x.name === n)?.ratio;
