@@ -9,12 +9,13 @@
 // is deliberately slow), N/1000 teams, a CATEGORY tree of depth 4 (5 x 5 x 5 x 5), N/2
 // wikis in all (categories, ITEM wikis and the rest), N guides of 5 to 15 steps of 2 to 6
 // lines of wiki syntax, an image record per step, tags, flags, prerequisites, one kept
-// revision per guide and per step, 2 comments per guide, view history. Course
-// assignments are not generated: the project has no courses yet.
+// revision per guide and per step, 2 comments per guide, view history, and a course per
+// leaf category with its assignees.
 //
 // The schema comes from the project's migrations, run in two parts: those before the
 // search index, then the rows go in with bulk inserts inside transactions (prepared
-// statements on SQLite, `unnest` of arrays on PostgreSQL) while no trigger exists yet,
+// statements on SQLite; COPY FROM STDIN on PostgreSQL, or `unnest` of arrays with
+// --pg-load unnest) while no trigger exists yet,
 // then the rest, whose createSearchSource (src/db/search.ts) indexes wikis, users and
 // comments, guides and steps in one statement each and whose triggers keep the search
 // index and the cache stamps from then on.
