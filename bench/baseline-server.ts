@@ -1,20 +1,28 @@
 // The benchmark's baseline: the framework's own ceiling. A bare Fastify route (no hooks,
 // no plugins, no schema, no database) that answers each read scenario with the same
-// bytes the real server answered, from memory: GET /b/<scenario>/anything.
+// bytes the real server answered, from memory: GET /b/<scenario>/anything. A conditional
+// read's sample is `{"status": 304, "etag": tag}`: a request naming that tag in
+// `If-None-Match` gets a 304 with the tag and no body, what the real server answers.
 //
 //   node --import tsx bench/baseline-server.ts <port> <samples.json>
-// samples.json: {"<scenario>": "<the response body>"}; prints "ready" when listening.
+// samples.json: {"<scenario>": "<the response body>" | {"status": 304, "etag": "<tag>"}};
+// prints "ready" when listening.
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
+type Sample = string | { status: 304; etag: string };
+
 const [port, file] = process.argv.slice(2);
-const samples = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-const bodies = new Map(Object.entries(samples).map(([k, v]) => [k, Buffer.from(v)]));
+const samples = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Sample>;
+const bodies = new Map(Object.entries(samples).map(([k, v]) => [k, typeof v === 'string' ? Buffer.from(v) : v]));
 const app = Fastify({ logger: false });
 app.get('/b/:scenario/*', (request, reply) => {
   const body = bodies.get((request.params as { scenario: string }).scenario);
   if (!body) return reply.code(404).send();
-  return reply.header('content-type', 'application/json').send(body);
+  if (Buffer.isBuffer(body)) return reply.header('content-type', 'application/json').send(body);
+  // Not the tag: a 412 (any status but 304 counts as a failure of the scenario).
+  if (request.headers['if-none-match'] !== body.etag) return reply.code(412).send();
+  return reply.code(304).header('etag', body.etag).send();
 });
 await app.listen({ port: Number(port), host: '127.0.0.1' });
 console.log('ready');

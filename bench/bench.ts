@@ -12,7 +12,7 @@
 // Speed is measured here, never in a timed test: the targets are reported, not enforced
 // (the exit code is non-zero only when a valid request failed).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +30,8 @@ const API = '/api/2.0';
  * `guide-cold` scenario asks for any public guide instead.
  */
 const HOT_SET = 2000;
+/** The reads (and the mixed profile) run again with the server as several processes (`--processes N`). */
+const PROCESS_SCENARIOS = ['list', 'guide', 'suggest', 'mixed'];
 
 export interface Measure {
   requests: number;
@@ -38,11 +40,17 @@ export interface Measure {
   p95: number;
   p99: number;
   max: number;
-  /** Connection errors, timeouts and non-2xx answers. */
+  /**
+   * Connection errors, timeouts and answers of another status than the scenario's success:
+   * any non-2xx, or for a conditional read (`guide-304`) anything but 304.
+   */
   errors: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /** The server's peak RSS; with several processes, the peak of their sum (supervisor and workers). */
   peakRssMb: number | null;
+  /** With several processes: the peak of the workers' sum alone (the supervisor left out). */
+  peakRssWorkersMb?: number;
 }
 
 export interface ScenarioResult extends Measure {
@@ -52,6 +60,8 @@ export interface ScenarioResult extends Measure {
   /** Writes run with the write connections and must all succeed. */
   write: boolean;
   connections: number;
+  /** Server processes (WEB_CONCURRENCY); 1 unless a `×N processes` row. */
+  processes: number;
   baseline?: Measure;
   /** rps / baseline rps. */
   ratio?: number;
@@ -83,26 +93,73 @@ function rssOf(pid: number | undefined): number | null {
   }
 }
 
+/** A process's children (Linux /proc): the workers of a WEB_CONCURRENCY supervisor. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces, so split after its ')'.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {}
+  }
+  return out;
+}
+
+/** The RSS of a process and, with `tree`, the sum of its children's too, at one instant. */
+function rssOfTree(pid: number | undefined, tree: boolean): { total: number; children: number } | null {
+  if (!pid) return null;
+  const own = rssOf(pid);
+  if (own === null) return null;
+  const children = tree ? childrenOf(pid).reduce((sum, child) => sum + (rssOf(child) ?? 0), 0) : 0;
+  return { total: own + children, children };
+}
+
+export interface DriveOptions {
+  /** The server's pid, for its peak RSS. */
+  pid?: number;
+  /** Sum the RSS of the pid's children too (the workers of WEB_CONCURRENCY). */
+  tree?: boolean;
+  /** The statuses that count as success (default: any 2xx). */
+  ok?: number[];
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 /** One autocannon run: throughput, latency percentiles from every response, errors, the server's peak RSS. */
-export function drive(url: string, requests: LoadRequest[], duration: number, connections: number, pid?: number): Promise<Measure> {
+export function drive(url: string, requests: LoadRequest[], duration: number, connections: number, options: DriveOptions = {}): Promise<Measure> {
+  const { pid, tree = false, ok } = options;
   return new Promise((resolve, reject) => {
     const times: number[] = [];
-    let peak = rssOf(pid);
-    const timer = setInterval(() => {
-      const rss = rssOf(pid);
-      if (rss !== null) peak = Math.max(peak ?? 0, rss);
-    }, 200);
+    let peak: number | null = null;
+    let peakWorkers = 0;
+    const sample = () => {
+      const rss = rssOfTree(pid, tree);
+      if (rss === null) return;
+      peak = Math.max(peak ?? 0, rss.total);
+      peakWorkers = Math.max(peakWorkers, rss.children);
+    };
+    sample();
+    const timer = setInterval(sample, 200);
     const instance = autocannon({ url, connections, duration, timeout: 10, requests }, (err, res) => {
       clearInterval(timer);
       if (err) return reject(err);
       const sorted = Float64Array.from(times).sort();
       const statusCodes = Object.fromEntries(Object.entries(res.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
       const r2 = (x: number) => +x.toFixed(2);
+      // autocannon counts every non-2xx as an error; a scenario with its own success
+      // statuses (a 304) is judged from the per-status counts instead.
+      const failed = ok ? Object.entries(statusCodes).reduce((n, [code, count]) => n + (ok.includes(Number(code)) ? 0 : count), 0) : res.non2xx;
       resolve({
         requests: res.requests.total,
         rps: Math.round(res.requests.total / Math.max(res.duration, 0.001)),
@@ -110,10 +167,11 @@ export function drive(url: string, requests: LoadRequest[], duration: number, co
         p95: r2(percentile(sorted, 95)),
         p99: r2(percentile(sorted, 99)),
         max: r2(sorted[sorted.length - 1] ?? NaN),
-        errors: res.errors + res.timeouts + res.non2xx,
+        errors: res.errors + res.timeouts + failed,
         non2xx: res.non2xx,
         statusCodes,
-        peakRssMb: peak === null ? null : +peak.toFixed(1),
+        peakRssMb: peak === null ? null : +(peak as number).toFixed(1),
+        ...(tree ? { peakRssWorkersMb: +peakWorkers.toFixed(1) } : {}),
       });
     });
     instance.on('response', (_client, _status, _bytes, responseTime) => { times.push(responseTime); });
@@ -183,9 +241,16 @@ interface Scenario {
   sample?(): string;
   /** The sample is read with the benchmark's token (a route for logged-in users). */
   authSample?: boolean;
+  /** The statuses that count as success (default: any 2xx). */
+  ok?: number[];
+  /** A conditional read: its baseline answers 304 with the tag of the sample. */
+  conditional?: boolean;
 }
 
-function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
+/** The ETags the server gave for the hot set's guides (GET /guides/{id}), by guide id. */
+type Tags = Map<number, string>;
+
+function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scenario[] {
   let n = 0;
   const r = prng(7);
   const randomGuide = () => pool.guides[r.int(0, pool.guides.length - 1)];
@@ -220,6 +285,15 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
   });
   const get = (path: () => string): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) });
   const guidePath = () => `${API}/guides/${randomGuide().guideid}`;
+  // The hot set again, each request naming the tag the server gave for that guide: a 304
+  // without a body is the answer, and the success, of every one.
+  const conditionalGuide = (): LoadRequest => ({
+    method: 'GET',
+    setupRequest: (req) => {
+      const g = randomGuide();
+      return { ...req, path: `${API}/guides/${g.guideid}`, headers: { 'if-none-match': tags.get(g.guideid) ?? '"none"' } };
+    },
+  });
   const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
   const assigneesPath = () => `${API}/course_assignees/course/${pool.courses[r.int(0, pool.courses.length - 1)]}/users?orderby=due_date&page=${r.int(1, 3)}`;
@@ -230,6 +304,7 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
     { name: 'list', request: 'GET /guides?limit=20', kind: 'read', requests: () => [get(() => `${API}/guides?limit=20`)], sample: () => `${API}/guides?limit=20` },
     { name: 'list-offset', request: `GET /guides?offset=${offset}&limit=20`, kind: 'read', requests: () => [get(() => `${API}/guides?offset=${offset}&limit=20`)], sample: () => `${API}/guides?offset=${offset}&limit=20` },
     { name: 'guide', request: `GET /guides/{id} (random of ${pool.guides.length})`, kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
+    { name: 'guide-304', request: `GET /guides/{id} (random of ${pool.guides.length}) with If-None-Match: 304`, kind: 'read', ok: [304], conditional: true, requests: () => [conditionalGuide()], sample: guidePath },
     { name: 'guide-cold', request: `GET /guides/{id} (random of ${pool.all.length})`, kind: 'read', requests: () => [get(coldPath)], sample: coldPath },
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
@@ -268,12 +343,37 @@ function scenarios(pool: Pool, token: string, offset: number): Scenario[] {
 
 // ------------------------------------------------------------------ the run
 
-/** Reads each path once, `parallel` at a time (the hot set, before it is measured). */
-async function prewarm(url: string, paths: string[], parallel: number) {
+/** Reads each path once, `parallel` at a time (the hot set, before it is measured); `onAnswer` sees each answer. */
+async function prewarm(url: string, paths: string[], parallel: number, onAnswer?: (path: string, res: Response) => void) {
   const queue = [...paths];
   await Promise.all(Array.from({ length: parallel }, async () => {
-    for (let p = queue.pop(); p !== undefined; p = queue.pop()) await (await fetch(`${url}${p}`)).arrayBuffer();
+    for (let p = queue.pop(); p !== undefined; p = queue.pop()) {
+      const res = await fetch(`${url}${p}`);
+      await res.arrayBuffer();
+      onAnswer?.(p, res);
+    }
   }));
+}
+
+/** Reads the hot set and keeps the ETag of each guide (for `guide-304`). */
+async function collectTags(url: string, pool: Pool, tags: Tags, parallel: number) {
+  tags.clear();
+  await prewarm(url, pool.guides.map((g) => `${API}/guides/${g.guideid}`), parallel, (path, res) => {
+    const tag = res.headers.get('etag');
+    if (res.status === 200 && tag) tags.set(Number(path.slice(path.lastIndexOf('/') + 1)), tag);
+  });
+}
+
+/** A conditional read's sample: the guide's tag, and proof that naming it gives a 304. */
+async function conditionalSample(url: string, path: string): Promise<{ status: 304; etag: string }> {
+  const first = await fetch(`${url}${path}`);
+  await first.arrayBuffer();
+  const etag = first.headers.get('etag');
+  if (first.status !== 200 || !etag) throw new Error(`${path} answered ${first.status} without an ETag`);
+  const again = await fetch(`${url}${path}`, { headers: { 'if-none-match': etag } });
+  const body = await again.text();
+  if (again.status !== 304 || body !== '') throw new Error(`${path} with If-None-Match: ${etag} answered ${again.status} (${body.length} bytes), not a 304 without a body`);
+  return { status: 304, etag };
 }
 
 function startBaseline(port: number, samplesFile: string): Promise<ChildProcess> {
@@ -294,7 +394,13 @@ export function markdown(report: BenchReport): string {
   out.push('| Scenario | Conn. | req/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB | baseline req/s | ratio |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of report.scenarios) {
-    out.push(`| \`${s.request}\` | ${s.connections} | ${s.rps} | ${fmt(s.p50, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.p99, 2)} | ${s.errors} | ${fmt(s.peakRssMb, 0)} | ${s.baseline ? s.baseline.rps : '–'} | ${s.ratio !== undefined ? `${Math.round(s.ratio * 100)} %` : '–'} |`);
+    out.push(`| \`${s.request}\` | ${s.connections} | ${s.rps} | ${fmt(s.p50, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.p99, 2)} | ${s.errors} | ${fmt(s.peakRssMb, 0)}${s.peakRssWorkersMb !== undefined ? ` (workers ${fmt(s.peakRssWorkersMb, 0)})` : ''} | ${s.baseline ? s.baseline.rps : '–'} | ${s.ratio !== undefined ? `${Math.round(s.ratio * 100)} %` : '–'} |`);
+  }
+  const multi = report.scenarios.filter((s) => s.processes > 1);
+  if (multi.length) {
+    const n = multi[0].processes;
+    out.push('');
+    out.push(`Rows marked ×${n} processes: the same database served by ${n} server processes (\`WEB_CONCURRENCY=${n}\`: a supervisor and ${n} workers on one port), after the other rows; reported, not judged, and with no baseline. Their peak RSS is the peak of the sum over all ${n + 1} processes (the supervisor and its ${n} workers, its children, read from \`/proc\` at the same instants), and in brackets the peak of the workers' sum alone; the RSS target is judged on the one-process rows only.`);
   }
   out.push('');
   out.push('| Target | Measured | Met |');
@@ -335,12 +441,15 @@ async function main() {
       'no-build': { type: 'boolean', default: false },
       'no-baseline': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      // Default: 2 server processes for the second part when the machine has 2 cores or more.
+      processes: { type: 'string', default: String(cpus().length >= 2 ? 2 : 0) },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir]\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-cold, hierarchy, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--processes N]\n` +
+      `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
+      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -350,6 +459,8 @@ async function main() {
   // A warm-up before each measure (none in runs of a second or two: smoke runs).
   const warmup = duration >= 3 ? Math.min(2, Math.floor(duration / 3)) : 0;
   const only = values.only?.split(',').map((s) => s.trim());
+  const processes = Number(values.processes);
+  if (!Number.isInteger(processes) || processes < 0) throw new Error(`--processes: a whole number (0 or 1: none), not ${values.processes}`);
 
   if (!values['no-build']) {
     console.log('building (npm run build)...');
@@ -365,13 +476,21 @@ async function main() {
   let baseline: ChildProcess | null = null;
   const failures: string[] = [];
   try {
-        server = await startServer({ databaseUrl, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+    const serverEnv = { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' };
+    server = await startServer({ databaseUrl, dataDir: dir, built: true, env: serverEnv, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
     const token = await login(server.url);
-    const list = scenarios(pool, token, offset).filter((s) => !only || only.includes(s.name));
-    // What the baseline answers: one real answer per read scenario.
-    const samples: Record<string, string> = {};
+    const tags: Tags = new Map();
+    const all = scenarios(pool, token, offset, tags);
+    const list = all.filter((s) => !only || only.includes(s.name));
+    // What the baseline answers: one real answer per read scenario (for a conditional
+    // read, the tag and a 304 without a body).
+    const samples: Record<string, string | { status: 304; etag: string }> = {};
     for (const s of list) {
       if (!s.sample) continue;
+      if (s.conditional) {
+        samples[s.name] = await conditionalSample(server.url, s.sample());
+        continue;
+      }
       const res = await fetch(`${server.url}${s.sample()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
       if (res.status !== 200) throw new Error(`${s.name}: ${s.sample()} answered ${res.status}`);
       samples[s.name] = await res.text();
@@ -383,28 +502,58 @@ async function main() {
       baseline = await startBaseline(port, join(dir, 'samples.json'));
       baseUrl = `http://127.0.0.1:${port}`;
     }
-    console.log(`bench ${label}: ${pool.database.kind} ${pool.database.version}, ${pool.counts.guides} guides, ${duration} s per scenario (+${warmup} s warm-up), ${connections} connections, writes ${writeConnections}`);
+    console.log(`bench ${label}: ${pool.database.kind} ${pool.database.version}, ${pool.counts.guides} guides, ${duration} s per scenario (+${warmup} s warm-up), ${connections} connections, writes ${writeConnections}` +
+      (processes > 1 ? `; then ${PROCESS_SCENARIOS.join(', ')} with ${processes} server processes` : ''));
     const results: ScenarioResult[] = [];
-    for (const s of list) {
+    const serverLogErrors = (srv: ServerProcess) => {
+      const lines = srv.output().split('\n').filter((l) => /"level":(50|60)/.test(l));
+      if (lines.length) failures.push(`${lines.length} errors in the server's log, the first: ${lines[0].slice(0, 300)}`);
+    };
+    const run = async (s: Scenario, srv: ServerProcess, n: number) => {
       const c = s.write ? writeConnections : connections;
-      if (s.name === 'guide') await prewarm(server.url, pool.guides.map((g) => `${API}/guides/${g.guideid}`), connections);
-      if (warmup) await drive(server.url, s.requests(), warmup, c);
-      const m = await drive(server.url, s.requests(), duration, c, server.proc.pid);
-      const result: ScenarioResult = { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, ...m };
-      if (baseUrl && samples[s.name] !== undefined) {
-        const req = [{ method: 'GET', path: `/b/${s.name}/x` }];
-        if (warmup) await drive(baseUrl, req, warmup, c);
-        result.baseline = await drive(baseUrl, req, duration, c, baseline!.pid);
+      // The hot set is read before it is measured (by each process: a process has its own cache).
+      if (s.name === 'guide') await prewarm(srv.url, Array.from({ length: n }, () => pool.guides.map((g) => `${API}/guides/${g.guideid}`)).flat(), connections);
+      // The tags are taken just before the measure, from the answers of this server.
+      if (s.conditional) await collectTags(srv.url, pool, tags, connections);
+      if (warmup) await drive(srv.url, s.requests(), warmup, c, { ok: s.ok });
+      const m = await drive(srv.url, s.requests(), duration, c, { pid: srv.proc.pid, tree: n > 1, ok: s.ok });
+      const result: ScenarioResult = n > 1
+        ? { name: `${s.name}-x${n}`, request: `${s.request} ×${n} processes`, kind: s.kind, write: s.write === true, connections: c, processes: n, ...m }
+        : { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, processes: 1, ...m };
+      const sample = samples[s.name];
+      if (n === 1 && baseUrl && sample !== undefined) {
+        const req = typeof sample === 'string' ? [{ method: 'GET', path: `/b/${s.name}/x` }] : [{ method: 'GET', path: `/b/${s.name}/x`, headers: { 'if-none-match': sample.etag } }];
+        if (warmup) await drive(baseUrl, req, warmup, c, { ok: s.ok });
+        result.baseline = await drive(baseUrl, req, duration, c, { pid: baseline!.pid, ok: s.ok });
         result.ratio = +(m.rps / result.baseline.rps).toFixed(3);
       }
-      if (m.errors) failures.push(`${s.name}: ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
+      if (m.errors) failures.push(`${result.name}: ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
       results.push(result);
-      console.log(`  ${s.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB` +
+      console.log(`  ${result.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB` +
         (result.baseline ? `  | baseline ${result.baseline.rps} req/s: ${Math.round(result.ratio! * 100)} %` : ''));
+    };
+    for (const s of list) await run(s, server, 1);
+    serverLogErrors(server);
+    // The same database served by N processes (WEB_CONCURRENCY=N: a supervisor and N
+    // workers on one port), a few scenarios again; their rows are reported, not judged.
+    // The scenarios are the same objects, so the edits carry on from the revisions the
+    // one-process run left.
+    const again = all.filter((s) => PROCESS_SCENARIOS.includes(s.name) && (!only || only.includes(s.name)));
+    if (processes > 1 && again.length) {
+      await server.stop();
+      server = null;
+      server = await startServer({ databaseUrl, dataDir: dir, built: true, env: { ...serverEnv, WEB_CONCURRENCY: String(processes) } });
+      const srv = server;
+      // Ready when every process listens (the supervisor says so), not when the first does.
+      for (const deadline = Date.now() + 60_000; !srv.output().includes(`${processes} server processes`);) {
+        if (Date.now() > deadline) throw new Error(`the ${processes} server processes did not all listen within 60 s:\n${srv.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      for (const s of again) await run(s, srv, processes);
+      serverLogErrors(srv);
     }
-    const serverErrors = server.output().split('\n').filter((l) => /"level":(50|60)/.test(l));
-    if (serverErrors.length) failures.push(`${serverErrors.length} errors in the server's log, the first: ${serverErrors[0].slice(0, 300)}`);
-    const peaks = results.map((s) => s.peakRssMb).filter((x): x is number => x !== null);
+    // The RSS target is about one process: the ×N rows' sums are reported, not judged.
+    const peaks = results.filter((s) => s.processes === 1).map((s) => s.peakRssMb).filter((x): x is number => x !== null);
     const cpu = cpus();
     const report: BenchReport = {
       label,

@@ -9,12 +9,13 @@
 // is deliberately slow), N/1000 teams, a CATEGORY tree of depth 4 (5 x 5 x 5 x 5), N/2
 // wikis in all (categories, ITEM wikis and the rest), N guides of 5 to 15 steps of 2 to 6
 // lines of wiki syntax, an image record per step, tags, flags, prerequisites, one kept
-// revision per guide and per step, 2 comments per guide, view history. Course
-// assignments are not generated: the project has no courses yet.
+// revision per guide and per step, 2 comments per guide, view history, and a course per
+// leaf category with its assignees.
 //
 // The schema comes from the project's migrations, run in two parts: those before the
 // search index, then the rows go in with bulk inserts inside transactions (prepared
-// statements on SQLite, `unnest` of arrays on PostgreSQL) while no trigger exists yet,
+// statements on SQLite; COPY FROM STDIN on PostgreSQL, or `unnest` of arrays with
+// --pg-load unnest) while no trigger exists yet,
 // then the rest, whose createSearchSource (src/db/search.ts) indexes wikis, users and
 // comments, guides and steps in one statement each and whose triggers keep the search
 // index and the cache stamps from then on.
@@ -23,8 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { rmSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
 import { Migrator, sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -89,6 +93,8 @@ type Columns = string[];
 
 interface Sink {
   insert(table: string, columns: Columns, rows: unknown[][]): Promise<void>;
+  /** Seconds spent in insert() and commit(): the database's share of loading the rows. */
+  seconds: number;
   begin(): Promise<void>;
   commit(): Promise<void>;
   run(text: string): Promise<void>;
@@ -103,8 +109,10 @@ function sqliteSink(file: string): Sink {
   db.pragma('temp_store = MEMORY');
   db.pragma('foreign_keys = OFF');
   const statements = new Map<string, SQLite.Statement>();
-  return {
+  const sink: Sink = {
+    seconds: 0,
     async insert(table, columns, rows) {
+      const t0 = performance.now();
       const key = `${table}(${columns.join()})`;
       let stmt = statements.get(key);
       if (!stmt) {
@@ -113,34 +121,78 @@ function sqliteSink(file: string): Sink {
         statements.set(key, stmt);
       }
       for (const row of rows) stmt.run(row);
+      sink.seconds += (performance.now() - t0) / 1000;
     },
     async begin() { db.exec('begin'); },
-    async commit() { db.exec('commit'); },
+    async commit() {
+      const t0 = performance.now();
+      db.exec('commit');
+      sink.seconds += (performance.now() - t0) / 1000;
+    },
     async run(text) { db.exec(text); },
     async close() {
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
     },
   };
+  return sink;
 }
 
-async function postgresSink(url: string): Promise<Sink> {
+/** A value in COPY's text format: \N for NULL; backslash, tab, newline and carriage return escaped. */
+function copyValue(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  const text = typeof v === 'string' ? v : String(v);
+  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : text;
+}
+
+/**
+ * PostgreSQL: `load` 'copy' streams each batch with COPY FROM STDIN (text format), the
+ * fastest way in; 'unnest' sends it as one `insert ... select * from unnest($1::int4[], ...)`
+ * (kept to compare: `--pg-load unnest`). Both write the same rows.
+ */
+async function postgresSink(url: string, load: 'copy' | 'unnest'): Promise<Sink> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('set synchronous_commit = off');
-  return {
+  // No foreign-key checks while loading (their per-row triggers), as the SQLite sink loads
+  // with foreign_keys OFF: the rows are consistent by construction, and no trigger of the
+  // app's exists on the tables loaded while this is set. Only a superuser may; otherwise
+  // the checks run.
+  await client.query('set session_replication_role = replica').catch(() => {});
+  const sink: Sink = {
+    seconds: 0,
     async insert(table, columns, rows) {
       if (rows.length === 0) return;
+      const t0 = performance.now();
       const names = columns.map((c) => c.split(':')[0]);
-      const types = columns.map((c) => c.split(':')[1] ?? 'text');
-      const arrays = names.map((_, i) => rows.map((r) => r[i]));
-      await client.query(`insert into ${table} (${names.join(', ')}) select * from unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`, arrays);
+      if (load === 'copy') {
+        // Lines of about 64 KB at a time: few writes, no string of the whole batch.
+        async function* lines() {
+          let chunk = '';
+          for (const row of rows) {
+            chunk += row.map(copyValue).join('\t') + '\n';
+            if (chunk.length > 65536) { yield chunk; chunk = ''; }
+          }
+          if (chunk) yield chunk;
+        }
+        await pipeline(Readable.from(lines()), client.query(copyFrom(`copy ${table} (${names.join(', ')}) from stdin`)));
+      } else {
+        const types = columns.map((c) => c.split(':')[1] ?? 'text');
+        const arrays = names.map((_, i) => rows.map((r) => r[i]));
+        await client.query(`insert into ${table} (${names.join(', ')}) select * from unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`, arrays);
+      }
+      sink.seconds += (performance.now() - t0) / 1000;
     },
     async begin() { await client.query('begin'); },
-    async commit() { await client.query('commit'); },
+    async commit() {
+      const t0 = performance.now();
+      await client.query('commit');
+      sink.seconds += (performance.now() - t0) / 1000;
+    },
     async run(text) { await client.query(text); },
     async close() { await client.end(); },
   };
+  return sink;
 }
 
 // ------------------------------------------------------------------ progress
@@ -175,6 +227,8 @@ export interface SeedOptions {
   hashCost: number;
   /** Build and store every public guide's record after seeding (guides.stored-build.ts); default true. */
   storeRecords?: boolean;
+  /** PostgreSQL: how the rows go in (COPY by default; 'unnest' to compare). */
+  pgLoad?: 'copy' | 'unnest';
   log?: (line: string) => void;
 }
 
@@ -196,6 +250,14 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   const started = Date.now();
   const log = o.log ?? ((l: string) => console.log(l));
   const dialect = dialectOf(o.databaseUrl);
+  const openSink = () => (dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : postgresSink(o.databaseUrl, o.pgLoad ?? 'copy'));
+  // Where the time goes: each stage's seconds, and for the rows the database's share.
+  let stageStart = Date.now();
+  const stage = (what: string, sink?: Sink) => {
+    const seconds = (Date.now() - stageStart) / 1000;
+    log(`  ${what}: ${seconds.toFixed(1)} s${sink ? ` (${sink.seconds.toFixed(1)} s of it in the database, the rest generating)` : ''}`);
+    stageStart = Date.now();
+  };
   if (dialect === 'sqlite') {
     const file = sqlitePath(o.databaseUrl);
     for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) rmSync(f);
@@ -214,7 +276,8 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   const { error } = await new Migrator({ db: handle.db, provider: { getMigrations: async () => Object.fromEntries(early.map((n) => [n, migrations[n]])) } }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   await handle.destroy();
-  let sink = dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : await postgresSink(o.databaseUrl);
+  stage('schema (migrations before the search index)');
+  let sink = await openSink();
   const r = prng(o.seed);
   const N = o.guides;
   const nUsers = Math.max(10, Math.floor(N / 10));
@@ -280,6 +343,8 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
     wp.tick(i + chunk.length);
   }
   wp.done();
+  stage('users, teams, wikis', sink);
+  sink.seconds = 0;
   await sink.begin();
   await sink.insert('tags', ['tagid:int4', 'tag:text'], TAGS.map((tag, i) => [i + 1, tag]));
   await sink.commit();
@@ -376,6 +441,7 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
     gp.tick(Math.min(N, g0 + BATCH - 1));
   }
   gp.done();
+  stage('guides and their rows', sink);
 
   await sink.close();
   const late = Date.now();
@@ -383,7 +449,8 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   await migrateToLatest(h1.db);
   await h1.destroy();
   log(`later migrations (search index of wikis, users, comments, guides and steps; cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
-  sink = dialect === 'sqlite' ? sqliteSink(sqlitePath(o.databaseUrl)) : await postgresSink(o.databaseUrl);
+  stageStart = Date.now();
+  sink = await openSink();
 
   // Courses (after the migrations that create their tables): a course per leaf category of
   // three stages on random guides, assigned to one or two teams; every member of those teams
@@ -447,6 +514,7 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
     await sink.insert('course_stage_statuses', ['course_stageid:int4', 'userid:int4', 'wikiid:int4', 'status:text', 'completionid:int4', 'modified_date:int8'], statusRows.slice(i, i + BATCH));
   }
   await sink.commit();
+  stage('courses', sink);
   log(`courses: ${courseRows.length} (${stageRows.length} stages), ${assignmentRows.length} team assignments, ${assigneeRows.length} assignees, ${completionRows.length} stage completions`);
 
   if (dialect === 'postgres') {
@@ -459,6 +527,7 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   }
   await sink.run(dialect === 'postgres' ? 'vacuum analyze' : 'analyze');
   await sink.close();
+  stage(dialect === 'postgres' ? 'identities, vacuum analyze' : 'analyze');
   // Mark the demo as loaded so a server never adds its demo site to the benchmark's.
   const h2 = openDatabase(o.databaseUrl);
   await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
@@ -491,15 +560,18 @@ async function main() {
       seed: { type: 'string', default: '20261122' },
       'hash-cost': { type: 'string', default: '12' },
       records: { type: 'string', default: 'all' },
+      'pg-load': { type: 'string', default: 'copy' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--records all|none]\n` +
+    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none]\n` +
       `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema). Every account's password: "${SERVER_PASSWORD}".`);
     return;
   }
-  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), storeRecords: values.records !== 'none' });
+  const pgLoad = values['pg-load'];
+  if (pgLoad !== 'copy' && pgLoad !== 'unnest') throw new Error(`--pg-load: copy or unnest, not ${pgLoad}`);
+  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none' });
   console.log(`seeded ${values.database!.replace(/\/\/[^@]*@/, '//')}: ${JSON.stringify(summary)}`);
 }
 

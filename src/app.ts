@@ -13,8 +13,8 @@ import type { DatabaseHandle } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
-import { registerConditionalRequests } from './http/conditional.js';
-import { registerOutputFormats } from './http/output.js';
+import { answerConditionally } from './http/conditional.js';
+import { formatOutput } from './http/output.js';
 import { digitStringsToIntegers, registerBodyParsers, registerTextGuards } from './http/body.js';
 import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
@@ -145,16 +145,21 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('badges', joinBadgeRules(areas.map((a) => a.badges)));
   app.decorate('mediaUsages', areas.flatMap((a) => a.mediaUsages ?? []));
 
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
   registerErrorHandler(app);
   registerNotFound(app);
   registerBodyParsers(app, config.bodyLimit);
   registerTextGuards(app);
-  registerOutputFormats(app);
-  // After the output formats: the tag is of the bytes sent.
-  registerConditionalRequests(app, BASE_PATH);
+  // One hook finishes every response: the output format, then the tag of the bytes sent.
+  // (Callback style: an async hook costs a promise per request, and every request passes here.)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    let out;
+    try {
+      out = answerConditionally(request, reply, formatOutput(request, reply, payload), BASE_PATH);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done(null, out);
+  });
   registerOps(app, handle, config.metricsToken);
   registerSecurityHeaders(app);
   await app.register(cors, {

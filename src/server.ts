@@ -30,7 +30,7 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
 
 /** One server process. `prepared`: the supervisor migrated and seeded already. */
 async function serve(config: Config, prepared: boolean) {
-  const handle = openDatabase(config.databaseUrl);
+  const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   const ran = prepared ? [] : await migrateToLatest(handle.db);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');

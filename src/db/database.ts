@@ -6,6 +6,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
+import { queryEvent, registerDirectExecutor } from './prepared.js';
+import { startCheckpointer, type CheckpointResult } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -17,6 +19,8 @@ export interface DatabaseHandle {
   destroy(): Promise<void>;
   /** Receives every query's timing (metrics); one listener at a time. */
   setQueryListener?(fn: ((event: LogEvent) => void) | null): void;
+  /** SQLite with background checkpoints: one now (checkpointer.ts). */
+  checkpoint?(): Promise<CheckpointResult>;
 }
 
 export interface DatabaseOptions {
@@ -24,6 +28,8 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** SQLite file: WAL checkpoints in a worker thread instead of inside commits (the server). */
+  backgroundCheckpoints?: boolean;
 }
 
 // PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
@@ -97,6 +103,15 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // An idle client's error (the server restarting) must not crash the process.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
+    registerDirectExecutor(db, {
+      run: async (name, text, values) => {
+        const started = performance.now();
+        const result = await pool.query({ name, text, values: values as unknown[] });
+        if (listener) log(queryEvent(text, values, started));
+        return result.rows;
+      },
+    });
     return { db, dialect: 'postgres', location: url, destroy: () => db.destroy(), setQueryListener };
   }
   const file = sqlitePath(url);
@@ -110,6 +125,25 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('cache_size = -32768');
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
-  return { db, dialect: 'sqlite', location: file, destroy: () => db.destroy(), setQueryListener };
+  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }), log });
+  // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
+  // transaction is open on it (a request awaiting between its statements): then they
+  // wait for it through Kysely, so that no read ever sees a write not yet committed.
+  registerDirectExecutor(db, {
+    run: (_name, text, values) => {
+      if (sqlite.inTransaction) return undefined;
+      const started = performance.now();
+      const rows = (statements.prepare(text) as SQLite.Statement).all(...values);
+      if (listener) log(queryEvent(text, values, started));
+      return rows;
+    },
+  });
+  const destroy = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now };
 }

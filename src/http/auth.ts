@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { forbidden, unauthorized } from './errors.js';
 import { hashToken } from './passwords.js';
 import { isPostgres } from '../db/helpers.js';
+import { prepared } from '../db/prepared.js';
 
 export const PRIVILEGES = ['Admin', 'Author', 'Moderator', 'User'] as const;
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -117,8 +118,9 @@ function tokenWorks(row: TokenRow, now: number): boolean {
  * in before it commits. (Only the token's row: the transaction may go on to write the
  * user's, and two uploads upgrading a shared lock on it would deadlock.)
  */
-async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock = false): Promise<AuthUser | null> {
-  let q = db
+/** The token's row with its user's (and impersonator's): the query every authenticated request runs. */
+function tokenQuery(db: Kysely<Database>, hash: string) {
+  return db
     .selectFrom('tokens')
     .innerJoin('users', 'users.userid', 'tokens.userid')
     .leftJoin('users as impersonator', 'impersonator.userid', 'tokens.impersonated_by')
@@ -128,8 +130,13 @@ async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock
       'impersonator.privileges as impersonator_privileges', 'impersonator.enabled as impersonator_enabled', 'impersonator.banned as impersonator_banned',
     ])
     .where('tokens.token_hash', '=', hash);
-  if (lock && isPostgres(db)) q = q.forShare(['tokens']);
-  const row = await q.executeTakeFirst();
+}
+type TokenJoinRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokenQuery>['executeTakeFirst']>>>;
+const tokenRow = prepared<{ hash: string }, TokenJoinRow>('token_row', (db, arg) => tokenQuery(db, arg('hash')));
+
+async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock = false): Promise<AuthUser | null> {
+  // Inside a write that must hold the token (reauthorize) the row is locked; else prepared.
+  const row = lock ? await (isPostgres(db) ? tokenQuery(db, hash).forShare(['tokens']) : tokenQuery(db, hash)).executeTakeFirst() : (await tokenRow(db, { hash }))[0];
   if (!row || !tokenWorks(row, now)) return null;
   return { userid: row.userid, username: row.username, privileges: parsePrivileges(row.privileges), tokenHash: hash, impersonatedBy: row.impersonated_by };
 }
@@ -229,8 +236,13 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     if (request.routeOptions.config?.rateLimit) return;
     checkAccess(request, access);
   });
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const access = request.routeOptions.config?.auth;
-    if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
+    try {
+      if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 }

@@ -27,8 +27,9 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number) {
   // No body at all reads as `{}`: a route with required fields then says which field is
   // missing (422 missing_field) instead of "body must be object", and a route whose
   // fields are all optional needs no body.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if ((request.body === undefined || request.body === null) && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+    done();
   });
 }
 
@@ -136,9 +137,10 @@ export function findNul(value: unknown, root: string): string | null {
  * cannot store it, and no client means it; refusing it on SQLite too keeps the two alike.
  */
 export function registerTextGuards(app: FastifyInstance) {
-  app.addHook('preHandler', async (request) => {
-    if (!request.routeOptions.config?.auth) return; // only API routes
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (!request.routeOptions.config?.auth) return done(); // only API routes
     const where = findNul(request.params, '') ?? findNul(request.query, '') ?? findNul(request.body, '');
-    if (where !== null) throw invalidField(where || 'body', `${where || 'The request'} must not contain the NUL character.`);
+    if (where !== null) return done(invalidField(where || 'body', `${where || 'The request'} must not contain the NUL character.`));
+    done();
   });
 }

@@ -4,9 +4,9 @@
 // output format: JSON, `?pretty` and XML differ), so it changes exactly when what this
 // caller sees changes, whatever made it change (an edit, a permission, a translation):
 // no rule of any area has to be repeated here. The handler still runs, so a 304 of a
-// guide counts as a view. Responses that set their own tag (media files) keep it.
+// guide counts as a view. Responses that set their own tag (media files, kept bytes) keep it.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The weak tag of a body: same bytes, same tag (weak: the content, not its encoding on the wire). */
 export function etagOf(body: string | Buffer): string {
@@ -26,17 +26,20 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
 
 const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD';
 
-export function registerConditionalRequests(app: FastifyInstance, basePath: string) {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isRead(request) || reply.statusCode !== 200 || reply.hasHeader('etag')) return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    if (!request.url.startsWith(basePath + '/')) return payload;
-    const tag = etagOf(payload);
-    reply.header('etag', tag);
-    if (!matchesIfNoneMatch(request.headers['if-none-match'], tag)) return payload;
-    reply.code(304);
-    reply.removeHeader('content-type');
-    reply.removeHeader('content-length');
-    return '';
-  });
+/**
+ * The tag of a successful API read, and a 304 without a body when the request names it
+ * (called by the one onSend hook, app.ts, after the output format). A tag the route set
+ * (kept bytes carry theirs: guides.cache.ts) is used as it is.
+ */
+export function answerConditionally(request: FastifyRequest, reply: FastifyReply, payload: unknown, basePath: string): unknown {
+  if (!isRead(request) || reply.statusCode !== 200) return payload;
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  if (!request.url.startsWith(basePath + '/')) return payload;
+  let tag = reply.getHeader('etag');
+  if (typeof tag !== 'string') reply.header('etag', (tag = etagOf(payload)));
+  if (!matchesIfNoneMatch(request.headers['if-none-match'], tag)) return payload;
+  reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  return '';
 }

@@ -159,8 +159,9 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
   // swagger-ui redirects `static/index.html` to the page by a pattern that misses a query
   // string, so `static/index.html?x` redirected to itself forever: one hop to the page.
   const staticIndex = `${basePath}/docs/static/index.html`;
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.url.startsWith(staticIndex) && request.url.split('?')[0] === staticIndex) return reply.redirect(`${basePath}/docs/`);
+    done();
   });
   nameRecords();
   await app.register(swagger, {

@@ -48,10 +48,11 @@ export function registerOps(app: FastifyInstance, handle: DatabaseHandle, metric
     queries.observe({ kind: event.level === 'error' ? 'error' : kind }, event.queryDurationMillis / 1000);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) };
     requests.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode >= 400) errors.inc(labels);
+    done();
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -1,7 +1,7 @@
 // Every response passes here: `Content-Type: application/json` exactly (a real client
 // reads the body only on that value), `?pretty` indents, `?format=xml` or
 // `Accept: application/xml` turns a GET's JSON into XML.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 function queryOf(url: string): URLSearchParams | null {
   const i = url.indexOf('?');
@@ -85,18 +85,18 @@ export function outputRewritesBody(request: FastifyRequest): boolean {
   return wantsXml(request, query) || query?.has('pretty') === true;
 }
 
-export function registerOutputFormats(app: FastifyInstance) {
-  app.addHook('onSend', async (request, reply, payload) => {
-    const type = reply.getHeader('content-type');
-    if (typeof type !== 'string' || !type.startsWith('application/json')) return payload;
-    reply.header('content-type', 'application/json');
-    if (typeof payload !== 'string' || payload === '') return payload;
-    const query = queryOf(request.url);
-    if (wantsXml(request, query)) {
-      reply.header('content-type', 'application/xml');
-      return toXml(JSON.parse(payload));
-    }
-    if (query?.has('pretty')) return JSON.stringify(JSON.parse(payload), null, 2);
-    return payload;
-  });
+/** The body in the output format asked for (called by the one onSend hook, app.ts). */
+export function formatOutput(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !type.startsWith('application/json')) return payload;
+  reply.header('content-type', 'application/json');
+  // Only strings are rewritten: kept bytes (Buffers) are sent as a string when a rewrite is asked for.
+  if (typeof payload !== 'string' || payload === '' || (!request.url.includes('?') && request.headers.accept === undefined)) return payload;
+  const query = queryOf(request.url);
+  if (wantsXml(request, query)) {
+    reply.header('content-type', 'application/xml');
+    return toXml(JSON.parse(payload));
+  }
+  if (query?.has('pretty')) return JSON.stringify(JSON.parse(payload), null, 2);
+  return payload;
 }

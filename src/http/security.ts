@@ -37,10 +37,14 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
   return Object.freeze(headers);
 })();
 
-/** Sets the security headers on every response (routes may override them, as the reference page does its CSP). */
+/**
+ * Sets the security headers and the request id on every response (routes may override
+ * the headers, as the reference page does its CSP).
+ */
 export function registerSecurityHeaders(app: FastifyInstance) {
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS);
+    reply.header('x-request-id', request.id);
     done();
   });
 }

@@ -2,6 +2,7 @@
 // a guide (nearest category up its tree, else the site default of its era), requests.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { prepared } from '../../db/prepared.js';
 import type { ApprovalProcessStageTable, ApprovalProcessTable, ApprovalRequestStageTable, ApprovalRequestTable } from './approvals.tables.js';
 
 type Db = Kysely<Database>;
@@ -83,8 +84,10 @@ export async function categoryProcess(db: Db, wikiid: number | null): Promise<nu
 
 /** Whether any process exists (when none does, guides need no look-up at all). */
 export async function anyProcess(db: Db): Promise<boolean> {
-  return !!(await db.selectFrom('approval_processes').select('approval_processid').limit(1).executeTakeFirst());
+  return (await someProcess(db, {})).length > 0;
 }
+const someProcess = prepared<Record<string, never>, { approval_processid: number }>('any_approval_process', (db) =>
+  db.selectFrom('approval_processes').select('approval_processid').limit(1));
 
 /** The process that applies to a guide: its category's nearest attached process, else the default of its era. */
 export async function processForGuide(db: Db, guide: { guideid: number; category: string }): Promise<number | null> {

@@ -22,16 +22,18 @@
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
 // through links in its text (their titles) is not tracked and is at most that old.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import type { RenderedTexts } from './guides.records.js';
+import { storedRecords } from './guides.stored.js';
 import { readsEveryGuide } from './guides.access.js';
 import { outputRewritesBody } from '../../http/output.js';
-import { storedRecords } from './guides.stored.js';
+import { etagOf } from '../../http/conditional.js';
+import { prepared } from '../../db/prepared.js';
 
 interface Entry {
   key: string;
@@ -40,6 +42,8 @@ interface Entry {
   stamp: number;
   at: number;
   json: Buffer;
+  /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
+  etag: string;
 }
 
 /** An LRU map bounded by the total size of its buffers. */
@@ -51,27 +55,33 @@ export class ByteLru {
   constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
   get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
+    return this.getEntry(key, revisionid, stamp, now)?.json;
+  }
+
+  getEntry(key: string, revisionid: number, stamp: number, now: number): Entry | undefined {
     const e = this.map.get(key);
     if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
       // most recently used last
       this.map.delete(key);
       this.map.set(key, e);
       this.hits++;
-      return e.json;
+      return e;
     }
     this.misses++;
     return undefined;
   }
 
-  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer) {
-    if (json.length > this.maxBytes / 4) return;
+  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer): Entry {
+    const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
+    if (json.length > this.maxBytes / 4) return entry;
     this.delete(key);
-    this.map.set(key, { key, revisionid, stamp, at: now, json });
+    this.map.set(key, entry);
     this.size += json.length;
     for (const old of this.map.values()) {
       if (this.size <= this.maxBytes) break;
       this.delete(old.key);
     }
+    return entry;
   }
 
   delete(key: string) {
@@ -111,14 +121,24 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
   await db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', guideid).execute();
 }
 
+/** A `cache_stamps` row's value (-1 when it is missing): one prepared primary-key lookup. */
+export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
+  const [row] = await stampRow(db, { key });
+  return Number(row?.stamp ?? -1);
+}
+const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The cached bytes as the answer: a Buffer, which goes to the socket as it is; as a
- * string when the output hook (http/output.ts) rewrites the body (?pretty, XML).
+ * Kept bytes as the answer: a Buffer, which goes to the socket as it is, with the tag
+ * computed when they were kept; as a string when the output hook (http/output.ts)
+ * rewrites the body (?pretty, XML), whose tag is then of what it writes.
  */
-function send(request: FastifyRequest, reply: FastifyReply, json: Buffer) {
-  return reply.header('content-type', JSON_TYPE).send(outputRewritesBody(request) ? json.toString() : json);
+export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'>) {
+  reply.header('content-type', JSON_TYPE);
+  if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
+  return reply.header('etag', entry.etag).send(entry.json);
 }
 
 /**
@@ -147,29 +167,26 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
   const app = reply.server;
   const now = app.clock.now();
   const cls = viewerClass(user);
-  const hit = cache.get(key, revisionid, stamp, now) ?? (cls !== null ? cache.get(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
-  if (hit !== undefined) return send(reply.request, reply, hit);
+  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
+  if (hit !== undefined) return sendKept(reply, hit);
   const base = stored?.released ? 'released' : '';
   const classVariant = cls === null ? null : `${base ? `${base} ` : ''}${cls}`;
   if (stored) {
     const found = await storedRecords(app).get(stored.guideid, stored.langid, classVariant === null ? [base] : [base, classVariant], revisionid, stamp, now, app.config.guideCacheTtl);
-    if (found) {
-      // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
-      cache.set(found.variant === base ? key : `${key} for ${cls}`, revisionid, stamp, found.builtAt, found.body);
-      return send(reply.request, reply, found.body);
-    }
+    // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
+    if (found) return sendKept(reply, cache.set(found.variant === base ? key : `${key} for ${cls}`, revisionid, stamp, found.builtAt, found.body));
   }
   const { value, dependsOnViewer, builtAt: oldest } = await build();
   if (dependsOnViewer && cls === null) return value;
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
   // Built from texts rendered earlier (guides.stored.ts): as old as the oldest of them.
   const builtAt = Math.min(now, oldest ?? now);
-  cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
+  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
   if (stored) {
     const store = storedRecords(app);
     store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt, builtBy: store.builtBy, body: json });
   }
-  return send(reply.request, reply, json);
+  return sendKept(reply, entry);
 }
 
 /**
@@ -196,8 +213,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
  */
 export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean }>): Promise<T[] | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).records;
-  const row = await app.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guides').executeTakeFirst();
-  const stamp = Number(row?.stamp ?? -1);
+  const stamp = await cacheStamp(app.db, 'guides');
   return cachedOrBuilt(guideCaches(app).lists, reply, user, key, 0, stamp, async () => {
     const { records, dependsOnViewer } = await build();
     return { value: records, dependsOnViewer };

@@ -9,6 +9,7 @@ import { tagsOf } from '../tags/tags.queries.js';
 import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
 import type { GuideSnapshot, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { fieldIdsOf } from './guides.fields.js';
+import { prepared } from '../../db/prepared.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -28,11 +29,20 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
  * `includeDeleted`.
  */
 export async function findGuideRow(db: Db, config: Config, guideid: number, langid?: string, opts: { includeDeleted?: boolean } = {}): Promise<GuideRow | undefined> {
+  // The common case is one primary-key lookup (every read of a guide starts here): the
+  // asked language, else the default language; only a guide without the default language
+  // needs the ordered query.
+  const deleted = opts.includeDeleted ? 1 : 0;
+  const [row] = await guideRowIn(db, { guideid, langid: langid ?? config.languages[0], deleted });
+  if (row || langid) return row;
   let q = db.selectFrom('guides').selectAll().where('guideid', '=', guideid);
-  if (langid) q = q.where('langid', '=', langid);
   if (!opts.includeDeleted) q = q.where('deleted', '=', 0);
   return q.orderBy(sql`case when langid = ${config.languages[0]} then 0 else 1 end`).orderBy('langid').limit(1).executeTakeFirst();
 }
+
+/** The guide's row in one language (`deleted` 1: deleted rows too). */
+const guideRowIn = prepared<{ guideid: number; langid: string; deleted: number }, GuideRow>('guide_row', (db, arg) =>
+  db.selectFrom('guides').selectAll().where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '<=', arg('deleted')));
 
 // ---------------------------------------------------------------- light records
 

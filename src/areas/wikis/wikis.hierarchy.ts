@@ -2,8 +2,7 @@
 // once per change and kept as bytes (a whole-site answer: building it reads every category).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import { ByteLru } from '../guides/guides.cache.js';
-import { outputRewritesBody } from '../../http/output.js';
+import { ByteLru, cacheStamp, sendKept } from '../guides/guides.cache.js';
 import type { Database } from '../../db/schema.js';
 import { toBool } from '../../db/helpers.js';
 import type { Translator } from './translator.js';
@@ -105,19 +104,13 @@ export async function sendHierarchy<T>(app: FastifyInstance, reply: FastifyReply
   if (app.config.guideCacheMb <= 0 || options.machineTranslateLangid) return build();
   let cache = caches.get(app.db);
   if (!cache) caches.set(app.db, (cache = new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl)));
-  const stamps = await app.db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', ['categories', 'guides']).execute();
-  const stampOf = (key: string) => Number(stamps.find((s) => s.key === key)?.stamp ?? -1);
-  const categories = stampOf('categories');
-  const guides = options.requireGuides ? stampOf('guides') : 0;
+  const categories = await cacheStamp(app.db, 'categories');
+  const guides = options.requireGuides ? await cacheStamp(app.db, 'guides') : 0;
   const key = `${options.requireGuides ? 1 : 0}${options.includeStubs ? 1 : 0}:${options.langid ?? ''}`;
   const now = app.clock.now();
-  let json = cache.get(key, categories, guides, now);
-  if (!json) {
-    // Built after the stamps were read: a write in between leaves newer bytes under an older stamp, never the reverse.
-    json = Buffer.from(reply.serializeInput((await build()) as Record<string, unknown>, '200') as string);
-    cache.set(key, categories, guides, now, json);
-  }
-  reply.header('content-type', 'application/json; charset=utf-8');
+  // Built after the stamps were read: a write in between leaves newer bytes under an older stamp, never the reverse.
+  const entry = cache.getEntry(key, categories, guides, now)
+    ?? cache.set(key, categories, guides, now, Buffer.from(reply.serializeInput((await build()) as Record<string, unknown>, '200') as string));
   // The reply is sent here; Fastify ignores the handler's value once it is.
-  return reply.send(outputRewritesBody(reply.request) ? json.toString() : json) as unknown as T;
+  return sendKept(reply, entry) as unknown as T;
 }

@@ -1,0 +1,66 @@
+// The hot lookups (a guide's row on every read of it, a cache stamp, the approvals switch)
+// as prepared statements: built and compiled by Kysely once per database, then run with
+// new arguments. Building and compiling a query cost more than running these lookups, and
+// on PostgreSQL a named statement is parsed and planned once per connection, not per call.
+//
+//   const guideHead = prepared('guide_head', (db, arg) =>
+//     db.selectFrom('guides').select(['revisionid']).where('guideid', '=', arg('guideid')));
+//   const rows = await guideHead(app.db, { guideid: 12 });
+//
+// Run against the database itself only: given a transaction (or any other Kysely
+// instance), the query runs through Kysely as usual, inside that transaction.
+import { CompiledQuery, type Compilable, type Kysely, type LogEvent } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Runs compiled SQL outside Kysely's executor (database.ts registers one per database). */
+export interface DirectExecutor {
+  /**
+   * The rows of `text` with `values`, or undefined when the statement cannot run directly
+   * now (SQLite inside a transaction that another request holds open: Kysely waits for it).
+   */
+  run(name: string, text: string, values: readonly unknown[]): Promise<unknown[]> | unknown[] | undefined;
+}
+
+const executors = new WeakMap<object, DirectExecutor>();
+
+export function registerDirectExecutor(db: Kysely<Database>, executor: DirectExecutor) {
+  executors.set(db, executor);
+}
+
+const ARG = Symbol('prepared argument');
+interface ArgMarker { [ARG]: string }
+const isMarker = (v: unknown): v is ArgMarker => typeof v === 'object' && v !== null && ARG in v;
+
+interface Compiled { text: string; slots: Array<{ arg: string } | { value: unknown }>; query: CompiledQuery }
+
+export type Prepared<A, R> = (db: Kysely<Database>, args: A) => Promise<R[]>;
+
+/**
+ * A query compiled once per database. `build` receives `arg(name)`, a placeholder for an
+ * argument given at each call; everything else in it is fixed. Arguments are single values
+ * (an `in` list of varying length is not a prepared statement).
+ */
+export function prepared<A extends Record<string, unknown>, R>(
+  name: string,
+  build: (db: Kysely<Database>, arg: <K extends keyof A & string>(key: K) => A[K]) => Compilable<R>,
+): Prepared<A, R> {
+  const compiled = new WeakMap<object, Compiled>();
+  const compile = (db: Kysely<Database>): Compiled => {
+    const query = build(db, (key) => ({ [ARG]: key }) as never).compile();
+    const slots = query.parameters.map((p) => (isMarker(p) ? { arg: p[ARG] } : { value: p }));
+    return { text: query.sql, slots, query };
+  };
+  return async (db, args) => {
+    let c = compiled.get(db);
+    if (!c) compiled.set(db, (c = compile(db)));
+    const values = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const direct = executors.get(db)?.run(name, c.text, values);
+    if (direct !== undefined) return (await direct) as R[];
+    return (await db.executeQuery<R>(CompiledQuery.raw(c.text, values))).rows;
+  };
+}
+
+/** A query event for the metrics listener, for statements run outside Kysely. */
+export function queryEvent(text: string, values: readonly unknown[], startedAt: number): LogEvent {
+  return { level: 'query', query: CompiledQuery.raw(text, [...values]), queryDurationMillis: performance.now() - startedAt };
+}
