@@ -29,7 +29,9 @@ import { noApprovals, noStageAssessmentFields, type GuideApprovals, type StageAs
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
 import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
-export const BASE_PATH = '/api/2.0';
+import { BASE_PATH } from './http/base-path.js';
+
+export { BASE_PATH };
 
 declare module 'fastify' {
   interface FastifyInstance {
