@@ -1,8 +1,8 @@
 // `npm start`: migrate, load the demo site the first time, listen, and shut down
 // gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM.
 //
-// WEB_CONCURRENCY=N (N > 1): this process migrates and seeds once, then runs N server
-// processes (node:cluster) that share the port and the database. What each keeps in
+// WEB_CONCURRENCY=N (N > 1): a process of its own migrates and seeds once, then N server
+// processes (node:cluster) share the port and the database. What each keeps in
 // memory (guide and list caches, the hierarchy) is checked against stamps the database
 // keeps, so a write in one process is never read stale from another; jobs are claimed
 // by leases, so any process may run them. A process that dies is replaced.
