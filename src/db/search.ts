@@ -192,6 +192,19 @@ export interface SearchHit {
 const CANDIDATES = 200;
 const MAX_CANDIDATES = 5000;
 
+/**
+ * SQLite: the title as JavaScript lowers it, as far as an ASCII prefix can tell: lower()
+ * folds A-Z only, and the only other characters that JavaScript lowers to something
+ * starting with ASCII are U+0130 (to `i` and a combining dot) and U+212A (to `k`),
+ * replaced first. So for an ASCII prefix p, `title.toLowerCase().startsWith(p)` exactly
+ * when TITLE_KEY starts with p. Indexed by migration 2026_11_25_0400 (partial: titled
+ * rows), which must spell the same expression for SQLite to use the index.
+ */
+const TITLE_KEY = `lower(replace(replace(d.title, '\u0130', 'i\u0307'), '\u212A', 'k'))`;
+const ASCII = /^[\x00-\x7f]+$/;
+/** The least string above every string that starts with `p` (ASCII): its last character plus one. */
+const asciiSuccessor = (p: string) => p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1);
+
 /** Code point order (UTF-8 byte order), the same whatever a database's collation. */
 const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -239,8 +252,15 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
     tierSql = (n) => sql`(select d.id, ${n}::int as t from search_docs d where ${where[n]} and ${rowFilter} limit ${cap})`;
   } else {
     const match = [`title : ^"${tokens.join(' ')}"*`, `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`, tokens.map((t) => `"${t}"*`).join(' ')];
-    tierSql = (n) => sql`select * from (select f.rowid as id, ${n} as t
+    const fts = (n: 0 | 1 | 2) => sql`select * from (select f.rowid as id, ${n} as t
       from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${match[n]} and ${rowFilter} limit ${cap})`;
+    // An ASCII prefix: the titles that start with it are one range of the title key's
+    // index (exactly those: see TITLE_KEY), where FTS5's ^ anchor walked every document
+    // of a short prefix's doclist. Other prefixes keep the anchor.
+    tierSql = (n) => (n === 0 && ASCII.test(prefix)
+      ? sql`select * from (select d.id, 0 as t from search_docs d indexed by search_docs_title_key
+        where ${sql.raw(TITLE_KEY)} >= ${prefix} and ${sql.raw(TITLE_KEY)} < ${asciiSuccessor(prefix)} and d.title <> '' and ${rowFilter} limit ${cap})`
+      : fts(n));
   }
   const fetchTiers = async (tiers: Array<0 | 1 | 2>) => (await sql<CandidateRow>`
     select d.target_type as type, d.target_id as id, d.target_langid as langid, c.t as t, d.title as hit_title, t.title as title
