@@ -265,10 +265,14 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
         where ${sql.raw(TITLE_KEY)} >= ${prefix} and ${sql.raw(TITLE_KEY)} < ${asciiSuccessor(prefix)} and d.title <> '' and ${rowFilter} limit ${cap})`
       : fts(n));
   }
+  // SQLite: the candidates drive the join (CROSS JOIN fixes the order), each probing its
+  // target by the unique key; without statistics the planner would rather walk every row
+  // of a kind and look the candidates up in an automatic index.
+  const targetJoin = sql.raw(isPostgres(db) ? 'join' : 'cross join');
   const fetchTiers = async (tiers: Array<0 | 1 | 2>) => (await sql<CandidateRow>`
     select c.type, c.id, c.langid, c.t, c.hit_title, t.title as title
     from (${sql.join(tiers.map(tierSql), sql` union all `)}) c
-    join search_docs t on t.kind = c.type and t.docid = c.id and t.langid = c.langid ${visible('t')}
+    ${targetJoin} search_docs t on t.kind = c.type and t.docid = c.id and t.langid = c.langid ${visible('t')}
     where ${targetFilter}`.execute(db)).rows;
 
   // The title-prefix tier comes from a btree range (the FTS anchor on SQLite for a prefix
