@@ -136,11 +136,11 @@ export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyRe
   return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, of(stamps[1]), of(stamps[0]), build);
 }
 
-/** The answers' cache of one app (tests build several apps in one process): GUIDE_CACHE_MB / 8. */
+/** The answers' cache of one app (tests build several apps in one process): GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
 export function answerCache(app: FastifyInstance): ByteLru {
   let c = answerCaches.get(app.db);
   if (!c) {
-    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl);
+    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl);
     answerCaches.set(app.db, c);
   }
   return c;
