@@ -26,7 +26,9 @@ import { BENCH_SERVER_ENV, DEFAULT_DATABASE, prng } from './seed.js';
 const API = '/api/2.0';
 /**
  * How many distinct guides the reads of one guide ask for: a hot set whose records fit
- * the server's cache (GUIDE_CACHE_MB, 64 MB: about 2 000 records of 25 to 30 KB). The
+ * the server's cache (GUIDE_CACHE_MB, 96 MB: 2 000 records of the generated site take
+ * about 71 MB; with 64 MB, the default until 2026-11-24, they did not, and about one
+ * read in ten was a miss that cost twenty hits). The
  * `guide-cold` scenario asks for any public guide instead.
  */
 const HOT_SET = 2000;

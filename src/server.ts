@@ -1,8 +1,8 @@
 // `npm start`: migrate, load the demo site the first time, listen, and shut down
 // gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM.
 //
-// WEB_CONCURRENCY=N (N > 1): this process migrates and seeds once, then runs N server
-// processes (node:cluster) that share the port and the database. What each keeps in
+// WEB_CONCURRENCY=N (N > 1): a process of its own migrates and seeds once, then N server
+// processes (node:cluster) share the port and the database. What each keeps in
 // memory (guide and list caches, the hierarchy) is checked against stamps the database
 // keeps, so a write in one process is never read stale from another; jobs are claimed
 // by leases, so any process may run them. A process that dies is replaced.
@@ -10,16 +10,15 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './clock.js';
-import { buildApp, BASE_PATH } from './app.js';
-import { seedDemoOnce } from './demo/seed.js';
+import { BASE_PATH } from './http/base-path.js';
 
 const config = loadConfig();
 
 /** Loads the demo site the first time (an empty database), and says how to log in. */
 async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>) {
   if (!config.seedDemo) return;
+  const { seedDemoOnce } = await import('./demo/seed.js');
   const out = await seedDemoOnce(handle.db, config, systemClock, (l) => console.log(l));
   if (out.seeded) {
     console.log('\nDemo site ready. Log in with:');
@@ -28,8 +27,26 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
   }
 }
 
-/** One server process. `prepared`: the supervisor migrated and seeded already. */
+// The app is imported (dynamically) by the processes that run it, never by a supervisor,
+// whose memory would otherwise hold every area's code and schemas for nothing.
+
+/** Migrates the database and loads the demo site the first time, with the app built (not listening). */
+async function prepare(config: Config) {
+  const { buildApp } = await import('./app.js');
+  const { migrateToLatest } = await import('./db/migrate.js');
+  const handle = openDatabase(config.databaseUrl);
+  const ran = await migrateToLatest(handle.db);
+  const app = await buildApp({ config, handle, clock: systemClock });
+  if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
+  await seedDemo(config, handle);
+  await app.close();
+  await handle.destroy();
+}
+
+/** One server process. `prepared`: the supervisor's preparing process migrated and seeded already. */
 async function serve(config: Config, prepared: boolean) {
+  const { buildApp } = await import('./app.js');
+  const { migrateToLatest } = await import('./db/migrate.js');
   const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   const ran = prepared ? [] : await migrateToLatest(handle.db);
   const app = await buildApp({ config, handle, clock: systemClock });
@@ -55,14 +72,12 @@ async function serve(config: Config, prepared: boolean) {
 }
 
 async function supervise(config: Config) {
-  // Migrated and seeded once, here, as a single process would (the app built, not listening).
-  const handle = openDatabase(config.databaseUrl);
-  const ran = await migrateToLatest(handle.db);
-  const app = await buildApp({ config, handle, clock: systemClock });
-  if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
-  await seedDemo(config, handle);
-  await app.close();
-  await handle.destroy();
+  // Migrated and seeded once, by a process of its own that then exits (returning its memory).
+  const code = await new Promise<number | null>((resolve) => cluster.fork({ CONTENT_PLATFORM_ROLE: 'prepare' }).once('exit', (c) => resolve(c)));
+  if (code !== 0) {
+    console.error('preparing the database failed; not starting the server processes');
+    process.exit(1);
+  }
   let stopping = false;
   let listening = 0;
   let failedStarts = 0;
@@ -100,4 +115,9 @@ async function supervise(config: Config) {
 }
 
 if (cluster.isPrimary && config.webConcurrency > 1) await supervise(config);
+else if (cluster.isWorker && process.env.CONTENT_PLATFORM_ROLE === 'prepare') {
+  await prepare(config);
+  // The channel to the supervisor would keep this process alive.
+  process.exit(0);
+}
 else await serve(config, cluster.isWorker && process.env.CONTENT_PLATFORM_PREPARED === '1');

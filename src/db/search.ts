@@ -192,6 +192,20 @@ export interface SearchHit {
 const CANDIDATES = 200;
 const MAX_CANDIDATES = 5000;
 
+/**
+ * SQLite: the title as JavaScript lowers it, as far as an ASCII prefix can tell: lower()
+ * folds A-Z only, and the only other characters that JavaScript lowers to something
+ * starting with ASCII are U+0130 (to `i` and a combining dot) and U+212A (to `k`),
+ * replaced first. So for an ASCII prefix p, `title.toLowerCase().startsWith(p)` exactly
+ * when TITLE_KEY starts with p. Indexed by migration 2026_11_25_0400 (partial: titled
+ * rows), which must spell the same expression for SQLite to use the index.
+ */
+const TITLE_KEY = `lower(replace(replace(d.title, '\u0130', 'i\u0307'), '\u212A', 'k'))`;
+/** Printable ASCII (what the title key serves; any other prefix keeps the FTS5 anchor). */
+const ASCII = /^[ -~]+$/;
+/** The least string above every string that starts with `p` (ASCII): its last character plus one. */
+const asciiSuccessor = (p: string) => p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1);
+
 /** Code point order (UTF-8 byte order), the same whatever a database's collation. */
 const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -230,27 +244,39 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   const visible = (alias: string) => (filter.includeHidden ? sql`` : sql`and ${sql.ref(`${alias}.visible`)} = 1`);
   const rowFilter = sql`d.target_type in (${sql.join(types)}) ${visible('d')} ${langFilter}`;
 
-  // The candidates: row ids of search_docs, each with the tier query that found it.
+  const CANDIDATE = sql`d.target_type as type, d.target_id as id, d.target_langid as langid, d.title as hit_title,`;
+  // The candidates: rows of search_docs (what they lead to, their title), each with the
+  // tier query that found it; only the target is joined after (no second lookup by id).
   let tierSql: (n: 0 | 1 | 2) => RawBuilder<unknown>;
   if (isPostgres(db)) {
     const query = tokens.map((t) => `${t}:*`).join(' & ');
     const titleQuery = tokens.map((t) => `${t}:*A`).join(' & ');
     const where = [sql`lower(d.title) like ${like} escape '\\'`, sql`d.tsv @@ to_tsquery('simple', ${titleQuery})`, sql`d.tsv @@ to_tsquery('simple', ${query})`];
-    tierSql = (n) => sql`(select d.id, ${n}::int as t from search_docs d where ${where[n]} and ${rowFilter} limit ${cap})`;
+    tierSql = (n) => sql`(select ${CANDIDATE} ${n}::int as t from search_docs d where ${where[n]} and ${rowFilter} limit ${cap})`;
   } else {
     const match = [`title : ^"${tokens.join(' ')}"*`, `title : (${tokens.map((t) => `"${t}"*`).join(' AND ')})`, tokens.map((t) => `"${t}"*`).join(' ')];
-    tierSql = (n) => sql`select * from (select f.rowid as id, ${n} as t
+    const fts = (n: 0 | 1 | 2) => sql`select * from (select ${CANDIDATE} ${n} as t
       from search_fts f join search_docs d on d.id = f.rowid where search_fts match ${match[n]} and ${rowFilter} limit ${cap})`;
+    // An ASCII prefix: the titles that start with it are one range of the title key's
+    // index (exactly those: see TITLE_KEY), where FTS5's ^ anchor walked every document
+    // of a short prefix's doclist. Other prefixes keep the anchor.
+    tierSql = (n) => (n === 0 && ASCII.test(prefix)
+      ? sql`select * from (select ${CANDIDATE} 0 as t from search_docs d indexed by search_docs_title_key
+        where ${sql.raw(TITLE_KEY)} >= ${prefix} and ${sql.raw(TITLE_KEY)} < ${asciiSuccessor(prefix)} and d.title <> '' and ${rowFilter} limit ${cap})`
+      : fts(n));
   }
+  // SQLite: the candidates drive the join (CROSS JOIN fixes the order), each probing its
+  // target by the unique key; without statistics the planner would rather walk every row
+  // of a kind and look the candidates up in an automatic index.
+  const targetJoin = sql.raw(isPostgres(db) ? 'join' : 'cross join');
   const fetchTiers = async (tiers: Array<0 | 1 | 2>) => (await sql<CandidateRow>`
-    select d.target_type as type, d.target_id as id, d.target_langid as langid, c.t as t, d.title as hit_title, t.title as title
+    select c.type, c.id, c.langid, c.t, c.hit_title, t.title as title
     from (${sql.join(tiers.map(tierSql), sql` union all `)}) c
-    join search_docs d on d.id = c.id
-    join search_docs t on t.kind = d.target_type and t.docid = d.target_id and t.langid = d.target_langid ${visible('t')}
+    ${targetJoin} search_docs t on t.kind = c.type and t.docid = c.id and t.langid = c.langid ${visible('t')}
     where ${targetFilter}`.execute(db)).rows;
 
-  // The title-prefix tier comes from a btree range (PostgreSQL) or the FTS anchor (SQLite)
-  // and ranks first: when it alone fills the page, the word-prefix tiers (whose short
+  // The title-prefix tier comes from a btree range (the FTS anchor on SQLite for a prefix
+  // that is not ASCII) and ranks first: when it alone fills the page, the word-prefix tiers (whose short
   // prefixes scan much of the full-text index) cannot change the answer and are not asked.
   const hits = rankHits(await fetchTiers([0]), prefix);
   const wanted = page.offset + page.limit;
@@ -270,7 +296,11 @@ function rankHits(rows: CandidateRow[], prefix: string): Array<SearchHit & { tit
     if (!seen) hits.set(key, { type: r.type, id: Number(r.id), langid: r.langid, tier, title: r.title });
     else seen.tier = Math.min(seen.tier, tier);
   }
-  return [...hits.values()]
-    .sort((a, b) => a.tier - b.tier || [...a.title].length - [...b.title].length || byCodePoints(a.title, b.title)
-      || byCodePoints(a.type, b.type) || a.id - b.id || byCodePoints(a.langid, b.langid));
+  // Each title's length and bytes once, not in every comparison (a sort of 200 candidates
+  // compares some 1 500 times).
+  const keyed = [...hits.values()].map((h) => ({ h, length: [...h.title].length, bytes: Buffer.from(h.title) }));
+  return keyed
+    .sort((a, b) => a.h.tier - b.h.tier || a.length - b.length || Buffer.compare(a.bytes, b.bytes)
+      || byCodePoints(a.h.type, b.h.type) || a.h.id - b.h.id || byCodePoints(a.h.langid, b.h.langid))
+    .map((k) => k.h);
 }

@@ -220,21 +220,31 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     (schema as any)['x-access'] = access;
   });
 
-  app.addHook('onRequest', async (request) => {
+  // Callback style: a request without a token (most public reads) costs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config?.auth;
-    if (!access) return; // not an API route: health checks, docs, unknown paths
-    const token = tokenFrom(request.headers.authorization);
-    if (token === null) throw unauthorized('The Authorization header must be "api <token>".', 'invalid_token');
-    if (token !== undefined) {
-      const user = await resolveToken(deps.db, token, deps.clock.now());
-      if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
-      request.user = user;
-    }
+    if (!access) return done(); // not an API route: health checks, docs, unknown paths
     // A rate-limited route (logins, signatures) counts the attempt before refusing it: its
     // access is checked after the limiter (a route-level onRequest hook), in preValidation,
     // so that a client without a token is limited too.
-    if (request.routeOptions.config?.rateLimit) return;
-    checkAccess(request, access);
+    const finish = () => {
+      if (!request.routeOptions.config?.rateLimit) checkAccess(request, access);
+    };
+    const token = tokenFrom(request.headers.authorization);
+    if (token === null) return done(unauthorized('The Authorization header must be "api <token>".', 'invalid_token'));
+    if (token === undefined) {
+      try {
+        finish();
+      } catch (err) {
+        return done(err as Error);
+      }
+      return done();
+    }
+    resolveToken(deps.db, token, deps.clock.now()).then((user) => {
+      if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
+      request.user = user;
+      finish();
+    }).then(() => done(), (err: Error) => done(err));
   });
   app.addHook('preValidation', (request, _reply, done) => {
     const access = request.routeOptions.config?.auth;

@@ -5,38 +5,21 @@
 // Then the XSS vectors, as the wiki renderer outputs them, are loaded into a page: none
 // may run script. Where Chromium is absent (a bare machine), the test says so and is
 // skipped; .ci/run installs it.
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { TestApp } from '../helpers/app.js';
+import { CHROMIUM, chromiumPresent, withBrowser } from '../helpers/browser.js';
 import { openApiDocument, operations } from './lib/openapi.js';
-import { freePort } from '../../bench/lib/server-process.js';
 import { XSS_VECTORS } from './lib/xss.js';
 import { renderWiki } from '../../src/markup/index.js';
 import { BASE_PATH } from '../../src/app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`[browser] SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, as .ci/run does, or set CHROMIUM_PATH)`);
-
-describe.skipIf(!present)(`a real browser (${CHROMIUM})`, () => {
+describe.skipIf(!chromiumPresent)(`a real browser (${CHROMIUM})`, () => {
+  const setup = withBrowser();
   let t: TestApp;
   let browser: Browser;
   let base: string;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await buildTestApp({ config: { publicUrl: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  beforeAll(() => ({ t, browser, base } = setup));
 
   it('the API reference lists every operation, loads only from this server, breaks no CSP, logs no error', async () => {
     const ops = operations(openApiDocument(t.app));
@@ -118,8 +101,8 @@ describe.skipIf(!present)(`a real browser (${CHROMIUM})`, () => {
   }, 60_000);
 });
 
-describe.skipIf(present)('a real browser', () => {
+describe.skipIf(chromiumPresent)('a real browser', () => {
   it(`skipped: Chromium is not installed at ${CHROMIUM}`, () => {
-    expect(present).toBe(false);
+    expect(chromiumPresent).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { canEditWriting, NOT_AUTHOR } from './comments.access.js';
 import { createComment, deleteComment, editComment } from './comments.service.js';
 import { CONTEXT_NAMES, readsPrivateGuides, requireContextRead, resolveContext } from './comments.contexts.js';
 import { checkMediaRefs, embedRefs } from '../media/media.access.js';
+import { sendCachedAnswer } from '../shared/byte-cache.js';
 
 const TAG = ['Comments'];
 const CommentParam = Type.Object({ commentid: Id() });
@@ -46,12 +47,17 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       querystring: CommentListQuery,
       response: { 200: Type.Array(Comment), ...errorResponses(422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const q = request.query;
-    const rows = await listComments(db, request.user, readsPrivateGuides(request.user), {
-      offset: q.offset, limit: q.limit, order: q.order, context: q.context, langid: q.langid, createdSince: q.createdSince, modifiedSince: q.modifiedSince,
+    const filter = { offset: q.offset, limit: q.limit, order: q.order, context: q.context, langid: q.langid, createdSince: q.createdSince, modifiedSince: q.modifiedSince };
+    // Pages are kept as bytes while no comment, nothing a comment shows (the 'comments'
+    // stamp) and no guide (which guides a reader reads: 'guides') changed. Which guide
+    // comments are listed depends on the reader: kept per viewer class (anonymous; those
+    // who read every guide), built anew for other users.
+    return sendCachedAnswer(app, reply, request.user ?? null, ['comments', 'guides'], JSON.stringify(filter), async () => {
+      const rows = await listComments(db, request.user, readsPrivateGuides(request.user), filter);
+      return { value: await commentRecords(db, config, rows), dependsOnViewer: q.context === undefined || q.context === 'guide' || q.context === 'step' };
     });
-    return commentRecords(db, config, rows);
   });
 
   app.get('/comments/:commentid', {

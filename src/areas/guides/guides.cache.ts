@@ -28,78 +28,12 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
+import { prepared } from '../../db/prepared.js';
+import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
 import type { RenderedTexts } from './guides.records.js';
 import { storedRecords } from './guides.stored.js';
-import { readsEveryGuide } from './guides.access.js';
-import { outputRewritesBody } from '../../http/output.js';
-import { etagOf } from '../../http/conditional.js';
-import { prepared } from '../../db/prepared.js';
 
-interface Entry {
-  key: string;
-  /** What made it valid: the guide's revisionid and cache_stamp, or the list stamp. */
-  revisionid: number;
-  stamp: number;
-  at: number;
-  json: Buffer;
-  /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
-  etag: string;
-}
-
-/** An LRU map bounded by the total size of its buffers. */
-export class ByteLru {
-  private map = new Map<string, Entry>();
-  private size = 0;
-  hits = 0;
-  misses = 0;
-  constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
-
-  get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
-    return this.getEntry(key, revisionid, stamp, now)?.json;
-  }
-
-  getEntry(key: string, revisionid: number, stamp: number, now: number): Entry | undefined {
-    const e = this.map.get(key);
-    if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
-      // most recently used last
-      this.map.delete(key);
-      this.map.set(key, e);
-      this.hits++;
-      return e;
-    }
-    this.misses++;
-    return undefined;
-  }
-
-  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer): Entry {
-    const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
-    if (json.length > this.maxBytes / 4) return entry;
-    this.delete(key);
-    this.map.set(key, entry);
-    this.size += json.length;
-    for (const old of this.map.values()) {
-      if (this.size <= this.maxBytes) break;
-      this.delete(old.key);
-    }
-    return entry;
-  }
-
-  delete(key: string) {
-    const e = this.map.get(key);
-    if (!e) return;
-    this.map.delete(key);
-    this.size -= e.json.length;
-  }
-
-  clear() {
-    this.map.clear();
-    this.size = 0;
-  }
-
-  get entries() {
-    return this.map.size;
-  }
-}
+export { ByteLru, sendKept } from '../shared/byte-cache.js';
 
 interface Caches { guides: ByteLru; lists: ByteLru }
 const caches = new WeakMap<object, Caches>();
@@ -128,67 +62,6 @@ export async function cacheStamp(db: Kysely<Database>, key: string): Promise<num
 }
 const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/**
- * Kept bytes as the answer: a Buffer, which goes to the socket as it is, with the tag
- * computed when they were kept; as a string when the output hook (http/output.ts)
- * rewrites the body (?pretty, XML), whose tag is then of what it writes.
- */
-export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'>) {
-  reply.header('content-type', JSON_TYPE);
-  if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
-  return reply.header('etag', entry.etag).send(entry.json);
-}
-
-/**
- * Whom a cached answer that depends on the viewer (a private prerequisite) may be given
- * to: anonymous callers, or those who read every guide (Authors, Admins). What they
- * see depends only on `public` flags, which the stamps follow. What another user sees
- * also depends on collaborations and contributions, which no stamp follows: such
- * answers are built for them and not kept.
- */
-function viewerClass(user: AuthUser | null): 'anonymous' | 'every guide' | null {
-  if (!user) return 'anonymous';
-  return readsEveryGuide(user) ? 'every guide' : null;
-}
-
-/** Where a guide's bytes are also stored in the database (guides.stored.ts). */
-interface StoredAt { guideid: number; langid: string; released: boolean }
-
-/**
- * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
- * else under `key` and the viewer's class (guides.access.ts). With `stored`, a miss
- * reads the stored record (the same rule for who gets which bytes) before building, and
- * what is built is stored.
- */
-async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, stored?: StoredAt) {
-  // Entries age on the app's clock (seconds), like everything else that expires.
-  const app = reply.server;
-  const now = app.clock.now();
-  const cls = viewerClass(user);
-  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
-  if (hit !== undefined) return sendKept(reply, hit);
-  const base = stored?.released ? 'released' : '';
-  const classVariant = cls === null ? null : `${base ? `${base} ` : ''}${cls}`;
-  if (stored) {
-    const found = await storedRecords(app).get(stored.guideid, stored.langid, classVariant === null ? [base] : [base, classVariant], revisionid, stamp, now, app.config.guideCacheTtl);
-    // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
-    if (found) return sendKept(reply, cache.set(found.variant === base ? key : `${key} for ${cls}`, revisionid, stamp, found.builtAt, found.body));
-  }
-  const { value, dependsOnViewer, builtAt: oldest } = await build();
-  if (dependsOnViewer && cls === null) return value;
-  const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
-  // Built from texts rendered earlier (guides.stored.ts): as old as the oldest of them.
-  const builtAt = Math.min(now, oldest ?? now);
-  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
-  if (stored) {
-    const store = storedRecords(app);
-    store.put({ ...stored, variant: dependsOnViewer ? classVariant! : base, revisionid, stamp, builtAt, builtBy: store.builtBy, body: json });
-  }
-  return sendKept(reply, entry);
-}
-
 /**
  * Answers the current full record of the guide in `row` as `user` sees it (a row just
  * read, whose revisionid and cache_stamp vouch for the cached bytes): from the cache,
@@ -198,12 +71,26 @@ async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthU
  */
 export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
   if (app.config.guideCacheMb <= 0) return (await build()).record;
-  const rendered = storedRecords(app).renderedTexts(app.clock.now(), app.config.guideCacheTtl);
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
-  return cachedOrBuilt(guideCaches(app).guides, reply, user, key, atRevision ?? row.revisionid, row.cache_stamp, async () => {
-    const { record, dependsOnViewer, builtAt } = await build(rendered);
+  const revisionid = atRevision ?? row.revisionid;
+  const now = app.clock.now();
+  const store = storedRecords(app);
+  // Stored per variant: '' for anyone, else the viewer class; 'released' for what readers see under an approval process.
+  const base = atRevision === undefined ? '' : 'released';
+  const variantOf = (cls: string) => (base ? `${base} ${cls}` : cls);
+  const stored: LowerLevel = {
+    async get(cls) {
+      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, now, app.config.guideCacheTtl);
+      return found && { json: found.body, forClass: found.variant !== base, builtAt: found.builtAt };
+    },
+    put(json, cls, builtAt) {
+      store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, body: json });
+    },
+  };
+  return cachedOrBuilt(guideCaches(app).guides, reply, user, key, revisionid, row.cache_stamp, async () => {
+    const { record, dependsOnViewer, builtAt } = await build(store.renderedTexts(now, app.config.guideCacheTtl));
     return { value: record, dependsOnViewer, builtAt };
-  }, { guideid: row.guideid, langid: row.langid, released: atRevision !== undefined });
+  }, stored);
 }
 
 /**

@@ -1,5 +1,5 @@
 // Stored guide records: the serialized bytes of each guide's current full record, kept in
-// the database (`guide_records`, migration 2026_11_25_0400) so that a read that misses the
+// the database (`guide_records`, migration 2026_11_25_0500) so that a read that misses the
 // process cache (guides.cache.ts) is one primary-key read and no rendering, in every
 // process and after a restart.
 //

@@ -71,7 +71,7 @@ export interface CacheStampTable {
 }
 
 /**
- * A guide's stored full record (guides.stored.ts, migration 2026_11_25_0400): the bytes
+ * A guide's stored full record (guides.stored.ts, migration 2026_11_25_0500): the bytes
  * of the current record in one language for one viewer variant, valid while the guide's
  * (revisionid, cache_stamp) equal the ones it was built at.
  */

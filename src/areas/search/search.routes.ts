@@ -9,6 +9,7 @@ import { searchDocs, type SearchFilter } from '../../db/search.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
 import { GuideResult, loadGuideResults } from './search.guides.js';
+import { sendCachedAnswer } from '../shared/byte-cache.js';
 
 const TAG = ['Suggest'];
 export const SUGGEST_LIMIT = 10;
@@ -72,7 +73,13 @@ export async function searchRoutes(fastify: FastifyInstance) {
       querystring: SuggestQuery,
       response: { 200: SuggestResponse, ...errorResponses(422) },
     },
-  }, async (request) => suggest(request.params.query, request.query));
+  }, async (request, reply) => {
+    // Kept as bytes per query while nothing it shows changed (search, wikis: the 'search'
+    // stamp; guide records: 'guides'); a suggester is asked the same prefixes again and again.
+    const q = request.query;
+    const key = JSON.stringify([request.params.query, q.doctypes ?? null, q.showAllLanguages ?? false]);
+    return sendCachedAnswer(app, reply, request.user ?? null, ['search', 'guides'], key, async () => ({ value: await suggest(request.params.query, q), dependsOnViewer: false }));
+  });
 
   app.get('/suggest', {
     config: { auth: 'none' },

@@ -1,33 +1,19 @@
 // What a user's course stages are and where they stand: the reads every area that completes
 // a course stage asks (guides, the work log, assessments, modules), below the areas so that
 // none of them imports the courses area. See "Courses" in docs/ARCHITECTURE.md.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { CourseDoctype, StageStatus } from '../courses/courses.tables.js';
+import type { CourseDoctype, CourseStageTable, StageStatus } from '../courses/courses.tables.js';
 
 type Db = Kysely<Database>;
-
-export interface AssignedStage {
-  course_stageid: number;
-  wikiid: number;
-  position: number;
-  doctype: CourseDoctype;
-  docid: number;
-  strictness: 'major' | 'minor' | null;
-  frequency_quantity: number | null;
-  frequency_unit: string | null;
-  stage_assessmentid: number | null;
-  assessmenttype: 'signoff' | 'quiz' | null;
-  teamid_signer: number | null;
-  quiz_passing_score: number | null;
-  attempts_limit: number | null;
-  skills_points_possible: number | null;
-}
 
 export const STAGE_COLUMNS = [
   'course_stageid', 'wikiid', 'position', 'doctype', 'docid', 'strictness', 'frequency_quantity', 'frequency_unit',
   'stage_assessmentid', 'assessmenttype', 'teamid_signer', 'quiz_passing_score', 'attempts_limit', 'skills_points_possible',
 ] as const;
+
+/** A stage as the completing areas read it: the columns above of its table row. */
+export type AssignedStage = Pick<Selectable<CourseStageTable>, (typeof STAGE_COLUMNS)[number]>;
 
 /**
  * SQL: the courses (wikiids) an active assignment reaches `userid` in, directly or through
@@ -59,7 +45,7 @@ export async function assignedStages(db: Db, userid: number, doc: { doctype: Cou
     .where('s.wikiid', 'in', coursesReaching(db, userid))
     .orderBy('s.wikiid').orderBy('s.position')
     .execute();
-  return rows as AssignedStage[];
+  return rows;
 }
 
 export interface StageStatusOf {

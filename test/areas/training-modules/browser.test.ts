@@ -3,37 +3,20 @@
 // finds the runtime through window.parent, calls LMSSetValue('cmi.core.lesson_status',
 // 'passed') and LMSFinish(''); the learner's course stage is then complete. Skipped where
 // Chromium is absent (CI installs it).
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { TestApp } from '../../helpers/app.js';
+import { CHROMIUM, chromiumPresent, withBrowser } from '../../helpers/browser.js';
 import { makeAdmin, makeUser } from '../../helpers/factories.js';
 import { courseWithModule, makeModule } from '../../helpers/factories/modules.js';
-import { freePort } from '../../../bench/lib/server-process.js';
 import { stageStatusOf } from '../../../src/areas/shared/course-status.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const present = existsSync(CHROMIUM);
-if (!present) console.warn(`[browser] SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, as .ci/run does, or set CHROMIUM_PATH)`);
-
-describe.skipIf(!present)(`the SCORM player in a real browser (${CHROMIUM})`, () => {
+describe.skipIf(!chromiumPresent)(`the SCORM player in a real browser (${CHROMIUM})`, () => {
+  const setup = withBrowser();
   let t: TestApp;
   let browser: Browser;
   let base: string;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await buildTestApp({ config: { publicUrl: base } });
-    await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  beforeAll(() => ({ t, browser, base } = setup));
 
   it('a SCORM 1.2 package that reports passed and finishes completes the learner\'s course stage', async () => {
     const [admin, learner] = [await makeAdmin(t), await makeUser(t)];

@@ -1,0 +1,168 @@
+// Serialized answers kept per process in bounded LRU maps, valid under stamps the
+// database keeps (cache_stamps, per-row stamps): the machinery of the guides' read cache
+// (areas/guides/guides.cache.ts, which says how the stamps keep it correct) and of the
+// answers other areas keep the same way (suggestions, pages of comments).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AuthUser } from '../../http/auth.js';
+import { outputRewritesBody } from '../../http/output.js';
+import { etagOf } from '../../http/conditional.js';
+import { prepared } from '../../db/prepared.js';
+import { readsEveryGuide } from './guide-access.js';
+
+interface Entry {
+  key: string;
+  /** What made it valid: the guide's revisionid and cache_stamp, or the list stamp. */
+  revisionid: number;
+  stamp: number;
+  at: number;
+  json: Buffer;
+  /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
+  etag: string;
+}
+
+/** An LRU map bounded by the total size of its buffers. */
+export class ByteLru {
+  private map = new Map<string, Entry>();
+  private size = 0;
+  hits = 0;
+  misses = 0;
+  constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
+
+  get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
+    return this.getEntry(key, revisionid, stamp, now)?.json;
+  }
+
+  getEntry(key: string, revisionid: number, stamp: number, now: number): Entry | undefined {
+    const e = this.map.get(key);
+    if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
+      // most recently used last
+      this.map.delete(key);
+      this.map.set(key, e);
+      this.hits++;
+      return e;
+    }
+    this.misses++;
+    return undefined;
+  }
+
+  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer): Entry {
+    const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
+    if (json.length > this.maxBytes / 4) return entry;
+    this.delete(key);
+    this.map.set(key, entry);
+    this.size += json.length;
+    for (const old of this.map.values()) {
+      if (this.size <= this.maxBytes) break;
+      this.delete(old.key);
+    }
+    return entry;
+  }
+
+  delete(key: string) {
+    const e = this.map.get(key);
+    if (!e) return;
+    this.map.delete(key);
+    this.size -= e.json.length;
+  }
+
+  clear() {
+    this.map.clear();
+    this.size = 0;
+  }
+
+  get entries() {
+    return this.map.size;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Kept bytes as the answer: a Buffer, which goes to the socket as it is, with the tag
+ * computed when they were kept; as a string when the output hook (http/output.ts)
+ * rewrites the body (?pretty, XML), whose tag is then of what it writes.
+ */
+export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'>) {
+  reply.header('content-type', JSON_TYPE);
+  if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
+  return reply.header('etag', entry.etag).send(entry.json);
+}
+
+/**
+ * Whom a cached answer that depends on the viewer (a private prerequisite) may be given
+ * to: anonymous callers, or those who read every guide (Authors, Admins). What they
+ * see depends only on `public` flags, which the stamps follow. What another user sees
+ * also depends on collaborations and contributions, which no stamp follows: such
+ * answers are built for them and not kept.
+ */
+function viewerClass(user: AuthUser | null): ViewerClass | null {
+  if (!user) return 'anonymous';
+  return readsEveryGuide(user) ? 'every guide' : null;
+}
+
+export type ViewerClass = 'anonymous' | 'every guide';
+
+/**
+ * A level under the process cache (guide records stored in the database: guides.stored.ts),
+ * valid under the same stamps: asked on a miss, for bytes kept for anyone or for the
+ * caller's class (null: a caller of no class, who may only get bytes kept for anyone),
+ * and given what was built, with the class it was built for (null: for anyone).
+ */
+export interface LowerLevel {
+  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean; builtAt: number } | undefined>;
+  put(json: Buffer, cls: ViewerClass | null, builtAt: number): void;
+}
+
+/**
+ * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
+ * else under `key` and the viewer's class (guides.access.ts). With `lower`, a miss asks it
+ * before building (the same rule for who gets which bytes), and what is built goes to it.
+ * `build` may say its answer is older than now (`builtAt`: made from parts built earlier).
+ */
+export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel) {
+  // Entries age on the app's clock (seconds), like everything else that expires.
+  const now = reply.server.clock.now();
+  const cls = viewerClass(user);
+  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
+  if (hit !== undefined) return sendKept(reply, hit);
+  const found = lower ? await lower.get(cls) : undefined;
+  // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
+  if (found) return sendKept(reply, cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, found.builtAt, found.json));
+  const { value, dependsOnViewer, builtAt: oldest } = await build();
+  if (dependsOnViewer && cls === null) return value;
+  const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+  const builtAt = Math.min(now, oldest ?? now);
+  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
+  lower?.put(json, dependsOnViewer ? cls : null, builtAt);
+  return sendKept(reply, entry);
+}
+
+const answerCaches = new WeakMap<object, ByteLru>();
+/** Two `cache_stamps` rows: one prepared statement (db/prepared.ts), no query building per hit. */
+const stampRows = prepared<{ a: string; b: string }, { key: string; stamp: number }>('answer_stamps',
+  (db, arg) => db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', [arg('a'), arg('b')]));
+
+/**
+ * Answers of other areas kept the same way (suggestions, pages of comments), valid while
+ * two stamps of `cache_stamps` are what they were when the answer was built: `stamps[0]`
+ * names the one for what the answer shows (e.g. 'search'), `stamps[1]` a second one
+ * (e.g. 'guides', for guide records and which guides a reader reads). Both are read in
+ * one prepared query, before `build` runs. `build` says whether the answer depends on the
+ * viewer; if so it is kept per viewer class only (see viewerClass).
+ */
+export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, stamps: [string, string], key: string, build: () => Promise<{ value: T; dependsOnViewer: boolean }>): Promise<T | FastifyReply> {
+  if (app.config.guideCacheMb <= 0) return (await build()).value;
+  const rows = await stampRows(app.db, { a: stamps[0], b: stamps[1] });
+  const of = (k: string) => Number(rows.find((r) => r.key === k)?.stamp ?? -1);
+  return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, of(stamps[1]), of(stamps[0]), build);
+}
+
+/** The answers' cache of one app (tests build several apps in one process): GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
+export function answerCache(app: FastifyInstance): ByteLru {
+  let c = answerCaches.get(app.db);
+  if (!c) {
+    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl);
+    answerCaches.set(app.db, c);
+  }
+  return c;
+}

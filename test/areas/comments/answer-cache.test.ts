@@ -1,0 +1,74 @@
+// Comment pages and suggestions are kept as bytes under stamps the database bumps
+// (migration 2026_11_25_0410): every write, through the API or by hand in SQL, shows at
+// the next read, and a page kept for one kind of reader is never given to another.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../../helpers/app.js';
+import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
+import { makePublishedGuide } from '../../helpers/factories/guides.js';
+import { enc, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
+import { answerCache } from '../../../src/areas/shared/byte-cache.js';
+
+let admin: TestUser;
+let author: TestUser;
+let user: TestUser;
+const t = appForFile({}, async () => {
+  [admin, author, user] = await Promise.all([makeAdmin(t), makeAuthor(t), makeUser(t)]);
+});
+
+const guideComments = async (token?: string) => {
+  const res = await t.get('/comments?context=guide&limit=200', { token });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as Array<Record<string, any>>;
+};
+
+describe('GET /comments, kept as bytes', () => {
+  it('shows new comments, edits by hand, renamed authors and guides made private at the next read', async () => {
+    const g = await makePublishedGuide(t, author, 0, { title: unique('Cached list guide ') });
+    const first = await makeComment(t, user, 'guide', g.guideid, { text: 'The first comment here.' });
+    expect((await guideComments()).map((c) => c.commentid)).toContain(first.commentid);
+    const hits = answerCache(t.app).hits;
+    await guideComments();
+    expect(answerCache(t.app).hits).toBe(hits + 1); // the second read was the kept page
+    const second = await makeComment(t, user, 'guide', g.guideid, { text: 'The second comment here.' });
+    expect((await guideComments()).map((c) => c.commentid)).toEqual(expect.arrayContaining([first.commentid, second.commentid]));
+
+    await sql`update comments set text_raw = 'Edited by hand.' where commentid = ${first.commentid}`.execute(t.db);
+    expect((await guideComments()).find((c) => c.commentid === first.commentid)!.text_raw).toBe('Edited by hand.');
+
+    const name = unique('renamed');
+    await sql`update users set username = ${name} where userid = ${user.userid}`.execute(t.db);
+    expect((await guideComments()).find((c) => c.commentid === first.commentid)!.author.username).toBe(name);
+
+    // Private: anonymous readers lose the guide's comments, Admins keep them (each from its own kept page).
+    expect((await guideComments(admin.token)).map((c) => c.commentid)).toContain(first.commentid);
+    await sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db);
+    expect((await guideComments()).map((c) => c.commentid)).not.toContain(first.commentid);
+    expect((await guideComments(admin.token)).map((c) => c.commentid)).toContain(first.commentid);
+    expect((await guideComments(user.token)).map((c) => c.commentid)).not.toContain(first.commentid);
+  });
+});
+
+describe('GET /suggest/{query}, kept as bytes', () => {
+  const suggest = async (q: string) => {
+    const res = await t.get(`/suggest/${enc(q)}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().results as Array<Record<string, any>>;
+  };
+
+  it('finds wikis written or renamed by hand and shows guides\' new summaries at the next read', async () => {
+    expect(await suggest('Quillback')).toEqual([]);
+    const w = await makeWiki(t, author, { title: 'Quillback pump' });
+    expect((await suggest('Quillback')).map((r) => r.wikiid)).toEqual([w.wikiid]);
+    await sql`update wikis set title = 'Quillfin pump' where wikiid = ${w.wikiid}`.execute(t.db);
+    expect(await suggest('Quillback')).toEqual([]);
+    expect((await suggest('Quillfin')).map((r) => r.wikiid)).toEqual([w.wikiid]);
+
+    const g = await makePublishedGuide(t, author, 0, { title: 'Zebrafix gearbox', summary: 'Old summary.' });
+    expect((await suggest('Zebrafix')).map((r) => r.summary)).toEqual(['Old summary.']);
+    await sql`update guides set summary = 'New summary.' where guideid = ${g.guideid}`.execute(t.db);
+    expect((await suggest('Zebrafix')).map((r) => r.summary)).toEqual(['New summary.']);
+    await sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db);
+    expect(await suggest('Zebrafix')).toEqual([]);
+  });
+});
