@@ -21,7 +21,8 @@
 //
 // Writes that are not covered by a trigger call `invalidateGuide(db, guideid)`.
 // Entries also expire after GUIDE_CACHE_TTL seconds: what a record shows of other guides
-// through links in its text (their titles) is not tracked and is at most that old.
+// through links in its text (their titles) is checked (the 'guide_titles' stamp) only when
+// it comes from the database, so in this process it is at most that old.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
@@ -31,7 +32,7 @@ import type { GuideRow } from './guides.queries.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
 import type { RenderedTexts } from './guides.records.js';
-import { storedRecords } from './guides.stored.js';
+import { storedRecords, storedTtl } from './guides.stored.js';
 
 export { ByteLru, sendKept } from '../shared/byte-cache.js';
 
@@ -78,17 +79,21 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   // Stored per variant: '' for anyone, else the viewer class; 'released' for what readers see under an approval process.
   const base = atRevision === undefined ? '' : 'released';
   const variantOf = (cls: string) => (base ? `${base} ${cls}` : cls);
+  const ttl = storedTtl(app.config);
+  // Read on a miss of this process's cache, before anything is read from the store or built.
+  let titlesStamp = -1;
   const stored: LowerLevel = {
     async get(cls) {
-      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, now, app.config.guideCacheTtl);
+      titlesStamp = await cacheStamp(app.db, 'guide_titles');
+      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
       return found && { json: found.body, forClass: found.variant !== base, builtAt: found.builtAt };
     },
     put(json, cls, builtAt) {
-      store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, body: json });
+      store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json });
     },
   };
   return cachedOrBuilt(guideCaches(app).guides, reply, user, key, revisionid, row.cache_stamp, async () => {
-    const { record, dependsOnViewer, builtAt } = await build(store.renderedTexts(now, app.config.guideCacheTtl));
+    const { record, dependsOnViewer, builtAt } = await build(store.renderedTexts(now, ttl, titlesStamp));
     return { value: record, dependsOnViewer, builtAt };
   }, stored);
 }

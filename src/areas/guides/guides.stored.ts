@@ -3,11 +3,12 @@
 // process cache (guides.cache.ts) is one primary-key read and no rendering, in every
 // process and after a restart.
 //
-// The stored bytes are checked exactly like the process cache's: valid while the guide's
+// The stored bytes are checked like the process cache's: valid while the guide's
 // (revisionid, cache_stamp), read by the lookup every read does, are the ones they were
-// built at (stamps read before what they vouch for), and younger than GUIDE_CACHE_TTL
-// (what it shows of guides linked from its text is not tracked, and its media URLs are
-// signed for a limited time), and built by a process configured alike (`builderOf`).
+// built at (stamps read before what they vouch for), while the 'guide_titles' stamp is
+// (what it shows of guides linked from its text: migration 2026_11_25_0510), while its
+// media URLs keep enough life (`storedTtl`), and if built by a process configured alike
+// (`builderOf`).
 // Who may get which bytes is the process cache's rule too: variant '' is the same for
 // every caller; a record that depends on the viewer is stored per viewer class, never
 // for other users. Only the current revision (and what readers see under an approval
@@ -15,8 +16,8 @@
 //
 // Rendered texts (`guide_rendered`): the HTML of each step's lines and of a guide's
 // introduction and conclusion, keyed by what they are of and valid for the hash of the
-// texts they were rendered from (and GUIDE_CACHE_TTL, like a record), so that a record
-// rebuilt after a comment or a flag renders nothing that did not change.
+// texts they were rendered from (and the titles stamp and `storedTtl`, like a record), so
+// that a record rebuilt after a comment or a flag renders nothing that did not change.
 //
 // Storing never slows down or fails a GET: on SQLite a GET that wrote would take the write
 // lock. Built records are queued and written shortly after in one small transaction per
@@ -44,6 +45,8 @@ export interface StoredRecord {
   builtBy: string;
   /** The released revision (approvals): then only the stamp is checked against the row. */
   released: boolean;
+  /** The 'guide_titles' stamp read before it was built (titles of guides its text links to). */
+  titlesStamp: number;
   body: Buffer;
 }
 
@@ -54,7 +57,17 @@ const FLUSH_DELAY_MS = 25;
 /** Records written per transaction: short write locks. */
 const BATCH = 50;
 
-interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: string; html: string[] }
+interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: string; titlesStamp: number; html: string[] }
+
+/**
+ * How long stored bytes (records, rendered texts) serve, on the app's clock: while the
+ * media URLs they carry (signed for MEDIA_URL_TTL from their window: media.urls.ts) keep
+ * at least two GUIDE_CACHE_TTL of life, so that a process that keeps them for its own TTL
+ * still hands out URLs that live a TTL more. Never less than GUIDE_CACHE_TTL.
+ */
+export function storedTtl(config: Config): number {
+  return Math.max(config.guideCacheTtl, config.mediaUrlTtl - 2 * config.guideCacheTtl);
+}
 
 /** Of the texts a rendered fragment was made from. */
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
@@ -75,12 +88,12 @@ class Store {
    * a language, built at (revisionid, stamp) no more than `ttl` seconds before `now`:
    * one primary-key read.
    */
-  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
-    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'built_at', 'built_by', 'body'])
+  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
+    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body'])
       .where('guideid', '=', guideid).where('langid', '=', langid).where('variant', 'in', variants).execute();
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v);
-      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
+      if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
         this.hits++;
         return { body: unpackRecord(r.body), variant: v, builtAt: Number(r.built_at) };
       }
@@ -97,10 +110,10 @@ class Store {
 
   /**
    * Rendered texts for a build at `now` (guides.records.ts RenderedTexts): those stored
-   * from the same texts, younger than `ttl`, by a process configured alike; what is
-   * rendered anew is queued like records.
+   * from the same texts under the same titles stamp, younger than `ttl`, by a process
+   * configured alike; what is rendered anew is queued like records.
    */
-  renderedTexts(now: number, ttl: number): RenderedTexts {
+  renderedTexts(now: number, ttl: number, titlesStamp: number): RenderedTexts {
     return {
       get: async (wanted) => {
         const out = new Map<string, { html: string[]; builtAt: number }>();
@@ -109,7 +122,7 @@ class Store {
         const byKey = new Map(rows.map((r) => [r.key, r]));
         for (const w of wanted) {
           const r = byKey.get(w.key);
-          if (!r || r.built_by !== this.builtBy || now - Number(r.built_at) >= ttl || r.hash !== textsHash(w.texts)) continue;
+          if (!r || r.built_by !== this.builtBy || Number(r.titles_stamp) !== titlesStamp || now - Number(r.built_at) >= ttl || r.hash !== textsHash(w.texts)) continue;
           const html = JSON.parse(unpackRecord(r.body).toString()) as string[];
           if (Array.isArray(html) && html.length === w.texts.length) out.set(w.key, { html, builtAt: Number(r.built_at) });
         }
@@ -117,7 +130,7 @@ class Store {
         return out;
       },
       put: (key, texts, html) => {
-        this.rendered.set(key, { key, hash: textsHash(texts), builtAt: now, builtBy: this.builtBy, html });
+        this.rendered.set(key, { key, hash: textsHash(texts), builtAt: now, builtBy: this.builtBy, titlesStamp, html });
         this.schedule();
       },
     };
@@ -165,7 +178,7 @@ async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rende
   return db.transaction().execute(async (trx) => {
     // Rendered texts are valid by what they were rendered from: nothing to check against the guide.
     for (const [i, r] of rendered.entries()) {
-      const values = { hash: r.hash, built_at: r.builtAt, built_by: r.builtBy, body: renderedBodies[i] };
+      const values = { hash: r.hash, built_at: r.builtAt, built_by: r.builtBy, titles_stamp: r.titlesStamp, body: renderedBodies[i] };
       await trx.insertInto('guide_rendered').values({ key: r.key, ...values }).onConflict((oc) => oc.column('key').doUpdateSet(values)).execute();
     }
     if (records.length === 0) return 0;
@@ -176,7 +189,7 @@ async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rende
     for (const [i, rec] of records.entries()) {
       const row = current.get(`${rec.guideid}:${rec.langid}`);
       if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, built_at: rec.builtAt, built_by: rec.builtBy, body: recordBodies[i] };
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, titles_stamp: rec.titlesStamp, built_at: rec.builtAt, built_by: rec.builtBy, body: recordBodies[i] };
       await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
         .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
       n++;

@@ -82,7 +82,9 @@ export interface GuideRecordTable {
   variant: string;
   revisionid: number;
   cache_stamp: number;
-  /** App-clock seconds: the record expires GUIDE_CACHE_TTL after, like the process cache's entries. */
+  /** The 'guide_titles' stamp it was built under (titles of the guides its text links to). */
+  titles_stamp: number;
+  /** App-clock seconds: the record serves `storedTtl` after (guides.stored.ts: the life of its media URLs). */
   built_at: number;
   /** What the record took of its builder's configuration (guides.stored.ts `builderOf`): public URL, languages, media URL key. */
   built_by: string;
@@ -95,6 +97,7 @@ export interface GuideRenderedTable {
   key: string;
   /** Of the texts rendered (guides.stored.ts `textsHash`). */
   hash: string;
+  titles_stamp: number;
   built_at: number;
   built_by: string;
   body: Buffer;

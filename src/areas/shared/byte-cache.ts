@@ -126,13 +126,14 @@ export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user
   const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
   if (hit !== undefined) return sendKept(reply, hit);
   const found = lower ? await lower.get(cls) : undefined;
-  // Aged from when it was built, not from now: what it shows of untracked rows is no older than the TTL.
-  if (found) return sendKept(reply, cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, found.builtAt, found.json));
+  // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
+  if (found) return sendKept(reply, cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json));
   const { value, dependsOnViewer, builtAt: oldest } = await build();
   if (dependsOnViewer && cls === null) return value;
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
   const builtAt = Math.min(now, oldest ?? now);
-  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, builtAt, json);
+  // The lower level ages it from its oldest part (media URLs signed then); this process from now.
+  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
   lower?.put(json, dependsOnViewer ? cls : null, builtAt);
   return sendKept(reply, entry);
 }

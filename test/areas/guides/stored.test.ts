@@ -9,7 +9,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { line, makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches } from '../../../src/areas/guides/guides.cache.js';
-import { flushStoredRecords, storedRecords, unpackRecord } from '../../../src/areas/guides/guides.stored.js';
+import { flushStoredRecords, storedRecords, storedTtl, unpackRecord } from '../../../src/areas/guides/guides.stored.js';
 import { storeAllGuideRecords } from '../../../src/areas/guides/guides.stored-build.js';
 import { makeCategoryAt, makeProcess } from '../approvals/helpers.js';
 import { BASE_PATH } from '../../../src/app.js';
@@ -174,7 +174,8 @@ describe('stored guide records', () => {
     const store = storedRecords(t.app);
     await t.db.deleteFrom('guide_records').where('guideid', '=', g.guideid).execute();
     // Bytes built under the stamp before a write that has committed since (or a revision before) are not stored.
-    const built = { guideid: g.guideid, langid: 'en', variant: '', builtAt: t.clock.now(), builtBy: store.builtBy, released: false, body };
+    const titlesStamp = Number((await t.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guide_titles').executeTakeFirstOrThrow()).stamp);
+    const built = { guideid: g.guideid, langid: 'en', variant: '', builtAt: t.clock.now(), builtBy: store.builtBy, released: false, titlesStamp, body };
     store.put({ ...built, revisionid: row.revisionid, stamp: row.cache_stamp - 1 });
     await flushStoredRecords(t.app);
     store.put({ ...built, revisionid: row.revisionid - 1, stamp: row.cache_stamp });
@@ -198,16 +199,44 @@ describe('stored guide records', () => {
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
   });
 
-  it('a stored record lives GUIDE_CACHE_TTL seconds of the app\'s clock, like the process cache\'s entries', async () => {
+  it('a stored record serves while its media URLs keep two GUIDE_CACHE_TTL of life (MEDIA_URL_TTL - 2 TTL), and this process keeps it a TTL from then', async () => {
+    const { guideCacheTtl, mediaUrlTtl } = t.app.config;
+    const life = storedTtl(t.app.config);
+    expect(life).toBe(Math.max(guideCacheTtl, mediaUrlTtl - 2 * guideCacheTtl));
+    expect(life).toBeGreaterThan(guideCacheTtl); // the defaults: an hour of URL life, five minutes of cache
     const g = await makePublishedGuide(t, author, 1);
     await coldRead(g.guideid);
     await markStored(g.guideid, '', 'Young bytes');
-    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    t.clock.advance(life - 1);
     expect((await coldRead(g.guideid)).json().title).toBe('Young bytes');
-    // Kept in the process cache from when it was built: it expires there at the same time.
+    // Taken into this process's cache when it was read: served from there for a TTL more.
+    t.clock.advance(guideCacheTtl - 1);
+    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Young bytes');
     t.clock.advance(1);
     expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe(g.title);
+    // The stored one had expired too: what was served now was built, and stored.
+    await flushStoredRecords(t.app);
     expect((await coldRead(g.guideid)).json().title).toBe(g.title);
+  });
+
+  it('renaming a guide that another guide\'s text links to makes the linking guide\'s stored record (and rendered texts) stale', async () => {
+    const target = await makePublishedGuide(t, author, 0, { title: 'Linked before' });
+    const g = await makePublishedGuide(t, author, 0, { introduction: `See [guide|${target.guideid}].` });
+    expect((await coldRead(g.guideid)).json().introduction_rendered).toContain('Linked before');
+    // Served from the store while nothing changed.
+    await markStored(g.guideid, '', 'From the store');
+    expect((await coldRead(g.guideid)).json().title).toBe('From the store');
+    const edit = await t.patch(`/guides/${target.guideid}?revisionid=${target.revisionid}`, { token: author.token, body: { title: 'Linked after' } });
+    expect(edit.statusCode, edit.body).toBe(200);
+    const fresh = (await coldRead(g.guideid)).json();
+    expect(fresh.title).toBe(g.title);
+    expect(fresh.introduction_rendered).toContain('Linked after');
+    expect(fresh.introduction_rendered).not.toContain('Linked before');
+    // A write that changes no title (a summary) leaves every stored record valid.
+    await markStored(g.guideid, '', 'From the store again');
+    const summary = await t.patch(`/guides/${target.guideid}?revisionid=${edit.json().revisionid}`, { token: author.token, body: { summary: 'Only the summary' } });
+    expect(summary.statusCode, summary.body).toBe(200);
+    expect((await coldRead(g.guideid)).json().title).toBe('From the store again');
   });
 
   it('reads and writes at once: once they are done, the next read in a new process shows every write', async () => {
@@ -292,16 +321,16 @@ describe('rendered texts kept between builds', () => {
     expect(r.steps[0].lines[0]).toMatchObject({ text_raw: "By '''hand'''", text_rendered: expect.stringContaining('<strong>hand</strong>') });
   });
 
-  it('a record built from kept texts is as old as they are: it expires GUIDE_CACHE_TTL after they were rendered', async () => {
+  it('a record built from kept texts is as old as they are: it is stored until storedTtl after they were rendered', async () => {
     const g = await makePublishedGuide(t, author, 1);
     await coldRead(g.guideid);
     await markRendered(`s${g.steps[0].stepid}`, ['<em>old rendering</em>']);
-    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    t.clock.advance(storedTtl(t.app.config) - 1);
     expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'A comment' } })).statusCode).toBe(201);
     expect((await coldRead(g.guideid)).json().steps[0].lines[0].text_rendered).toBe('<em>old rendering</em>');
     t.clock.advance(1);
-    // Neither the process cache nor the stored record (built a second ago from it) serve it now.
-    expect((await t.get(`/guides/${g.guideid}`)).json().steps[0].lines[0].text_rendered).not.toContain('old rendering');
+    // The stored record built a second ago from it is as old as it: not served now (this
+    // process, which took it from the store when it was valid, serves it a TTL more).
     expect((await coldRead(g.guideid)).json().steps[0].lines[0].text_rendered).not.toContain('old rendering');
   });
 });
