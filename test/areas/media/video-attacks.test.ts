@@ -2,7 +2,7 @@
 // ffmpeg guesses"). Each ends as a clean 422 that stores nothing, or as a failed item,
 // with the worker free for the next job and no program left running. The files are built
 // here (as bytes, or with ffmpeg); the limits are configured tiny so nothing runs long.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp, appForFile } from '../../helpers/app.js';
@@ -162,9 +162,11 @@ describe.skipIf(!hasFfmpeg)('video jobs are bounded', () => {
       const user = await makeUser(t);
       t.app.jobs.start();
       const item = (await upload(t, user, gappedMp4(100_000), 'hours.mp4')).json();
+      // The probe (ffprobe) runs first and briefly; the encode (ffmpeg) is the long program.
       const pgid = await vi.waitFor(() => {
         const p = runningPrograms();
         expect(p.length).toBe(1);
+        expect(readFileSync(`/proc/${p[0]}/cmdline`, 'utf8')).toMatch(/(^|\/)ffmpeg\0/);
         return p[0]!;
       }, { timeout: 10_000, interval: 20 });
       await vi.waitFor(async () => expect((await videoRow(t, item.id)).state).toBe('processing'), { timeout: 10_000, interval: 20 });
@@ -188,6 +190,7 @@ describe.skipIf(!hasFfmpeg)('video jobs are bounded', () => {
       const pgid2 = await vi.waitFor(() => {
         const p = runningPrograms().filter((x) => x !== pgid);
         expect(p.length).toBe(1);
+        expect(readFileSync(`/proc/${p[0]}/cmdline`, 'utf8')).toMatch(/(^|\/)ffmpeg\0/);
         return p[0]!;
       }, { timeout: 10_000, interval: 20 });
       await t.app.close();
