@@ -546,7 +546,7 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
     } });
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
-    log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for GUIDE_CACHE_TTL after this)`);
+    log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for MEDIA_URL_TTL minus two GUIDE_CACHE_TTL after this, 50 minutes by default, or until a write)`);
   }
   await h2.destroy();
   return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
