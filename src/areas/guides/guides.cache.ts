@@ -86,7 +86,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     async get(cls) {
       titlesStamp = await cacheStamp(app.db, 'guide_titles');
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
-      return found && { json: found.body, forClass: found.variant !== base, builtAt: found.builtAt };
+      return found && { json: found.body, forClass: found.variant !== base };
     },
     put(json, cls, builtAt) {
       store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json });

@@ -109,7 +109,7 @@ export type ViewerClass = 'anonymous' | 'every guide';
  * and given what was built, with the class it was built for (null: for anyone).
  */
 export interface LowerLevel {
-  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean; builtAt: number } | undefined>;
+  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean } | undefined>;
   put(json: Buffer, cls: ViewerClass | null, builtAt: number): void;
 }
 
