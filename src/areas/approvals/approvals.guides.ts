@@ -8,7 +8,8 @@ export const guideApprovals: GuideApprovals = {
   processFor: processForGuide,
   openRequest,
   async readerRevision(db, guide) {
-    if ((await processForGuide(db, guide)) === null) return undefined;
+    // `approvals` 0: the guide's head already told that the site has no process.
+    if (guide.approvals === 0 || (await processForGuide(db, guide)) === null) return undefined;
     if (guide.reader_revisionid != null) return guide.reader_revisionid;
     // Came under a process without a pinned revision (a new guide under the default, or
     // moved into a category under one): its newest approved release, else nothing yet.

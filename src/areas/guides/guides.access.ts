@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, notFound, unauthorized } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
-import { findGuideRow, type GuideRow } from './guides.queries.js';
+import { findGuideHead, findGuideRow, type GuideHead, type GuideRow } from './guides.queries.js';
 import { guideAccess, type GuideAccess } from '../shared/guide-access.js';
 
 export {
@@ -30,10 +30,25 @@ const NEED_TEXT = {
 export async function guideFor(app: FastifyInstance, request: FastifyRequest, guideid: number, langid: string | undefined, need: keyof GuideAccess, opts: { includeDeleted?: boolean } = {}): Promise<GuideContext> {
   const row = await findGuideRow(app.db, app.config, guideid, langid, opts);
   if (!row) throw notFound('Guide');
+  return { row, access: await checkedAccess(request, app, row, need), user: request.user };
+}
+
+/**
+ * The guide's head (guides.queries.ts `GuideHead`: not its texts) in a language, checked
+ * like `guideFor`: what a read needs to decide whether its cached record serves.
+ */
+export async function guideHeadFor(app: FastifyInstance, request: FastifyRequest, guideid: number, langid: string | undefined, need: keyof GuideAccess): Promise<{ head: GuideHead; access: GuideAccess }> {
+  const head = await findGuideHead(app.db, app.config, guideid, langid);
+  if (!head) throw notFound('Guide');
+  return { head, access: await checkedAccess(request, app, head, need) };
+}
+
+/** The caller's access to the guide in `row`, when it grants `need`: else 401 anonymous, 403 not allowed. */
+async function checkedAccess(request: FastifyRequest, app: FastifyInstance, row: Parameters<typeof guideAccess>[2], need: keyof GuideAccess): Promise<GuideAccess> {
   const access = await guideAccess(app.db, request.user, row);
   if (!access[need]) {
     if (!request.user) throw unauthorized();
     throw forbidden(NEED_TEXT[need]);
   }
-  return { row, access, user: request.user };
+  return access;
 }

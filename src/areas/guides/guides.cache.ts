@@ -70,7 +70,7 @@ const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db
  * `atRevision`: the record of that kept revision instead (what readers see under an
  * approval process), cached under it with the row's cache_stamp.
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: GuideRow, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
   const revisionid = atRevision ?? row.revisionid;

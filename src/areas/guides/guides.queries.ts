@@ -40,6 +40,28 @@ export async function findGuideRow(db: Db, config: Config, guideid: number, lang
   return q.orderBy(sql`case when langid = ${config.languages[0]} then 0 else 1 end`).orderBy('langid').limit(1).executeTakeFirst();
 }
 
+/**
+ * What a read of a guide decides before it touches the guide's texts: who may read it
+ * (public, owner), which revision it serves and whether the cached record is still good
+ * (revisionid, cache_stamp), what readers see under an approval process (category,
+ * reader_revisionid), and, riding along so that it costs no second round trip, whether
+ * the site has any approval process at all (`approvals`: 1 or 0). The full row (28
+ * columns, the introduction and conclusion among them) is read only when a record is built.
+ */
+export type GuideHead = Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'public' | 'userid' | 'category' | 'reader_revisionid'> & { approvals: number };
+
+/** The guide's head in one language, found like `findGuideRow` (not deleted). */
+export async function findGuideHead(db: Db, config: Config, guideid: number, langid?: string): Promise<GuideHead | undefined> {
+  const [head] = await guideHeadIn(db, { guideid, langid: langid ?? config.languages[0] });
+  if (head || langid) return head;
+  const row = await findGuideRow(db, config, guideid);
+  return row && (await guideHeadIn(db, { guideid, langid: row.langid }))[0];
+}
+const guideHeadIn = prepared<{ guideid: number; langid: string }, GuideHead>('guide_head', (db, arg) =>
+  db.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp', 'public', 'userid', 'category', 'reader_revisionid'])
+    .select(sql<number>`case when exists (select 1 from approval_processes) then 1 else 0 end`.as('approvals'))
+    .where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '=', 0));
+
 /** The guide's row in one language (`deleted` 1: deleted rows too). */
 const guideRowIn = prepared<{ guideid: number; langid: string; deleted: number }, GuideRow>('guide_row', (db, arg) =>
   db.selectFrom('guides').selectAll().where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '<=', arg('deleted')));

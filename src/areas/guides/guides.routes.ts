@@ -14,7 +14,7 @@ import { findGuideRow, lightSelect, loadCurrentSource, loadRevisionSource } from
 import { guideAccess } from './guides.access.js';
 import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guides.service.js';
 import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
-import { guideFor } from './guides.access.js';
+import { guideFor, guideHeadFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { sendCachedGuide, sendCachedList } from './guides.cache.js';
 import { registerStoredRecords } from './guides.stored.js';
@@ -95,34 +95,43 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
-    const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
+    // The head first (not the guide's texts): the cached record usually answers.
+    const { head, access } = await guideHeadFor(app, request, request.params.guideid, request.query.langid, 'read');
     const q = request.query;
     // Under an approval process readers see the approved revision; undefined: no process applies.
-    const readerView = !ctx.access.edit || q.released === true;
-    const readerRevision = readerView ? await app.guideApprovals.readerRevision(db, ctx.row) : undefined;
-    let wanted = q.revisionid ?? ctx.row.revisionid;
+    const readerView = !access.edit || q.released === true;
+    const readerRevision = readerView ? await app.guideApprovals.readerRevision(db, head) : undefined;
+    let wanted = q.revisionid ?? head.revisionid;
     if (readerRevision !== undefined) {
       if (q.revisionid === undefined) {
         if (readerRevision === null) throw new HttpError(404, 'not_released', 'This guide has no approved release yet.');
         wanted = readerRevision;
-      } else if (!ctx.access.edit && q.revisionid !== readerRevision && !(await isReleasedRevision(ctx.row, q.revisionid))) {
+      } else if (!access.edit && q.revisionid !== readerRevision && !(await isReleasedRevision(head, q.revisionid))) {
         throw notFound('Revision');
       }
     }
+    // The full row, read after the head: a write between them gives a newer record under the older key, never an older one.
+    const fullRow = async () => {
+      const row = await findGuideRow(db, config, head.guideid, head.langid);
+      if (!row) throw notFound('Guide');
+      return row;
+    };
     let answer;
-    if (wanted === ctx.row.revisionid) {
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, ctx.row), request.user, rendered));
+    if (wanted === head.revisionid) {
+      answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, await fullRow()), request.user, rendered));
     } else if (readerRevision !== undefined && wanted === readerRevision) {
       // The approved revision readers see: cached under it, so a new approval (a new reader revision) misses.
-      const source = await loadRevisionSource(db, ctx.row, wanted);
-      if (!source) throw notFound('Revision');
-      answer = await sendCachedGuide(app, reply, ctx.row, request.user, async (rendered) => buildFullRecordFor(db, config, source, request.user, rendered), wanted);
+      answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => {
+        const source = await loadRevisionSource(db, await fullRow(), wanted);
+        if (!source) throw notFound('Revision');
+        return buildFullRecordFor(db, config, source, request.user, rendered);
+      }, wanted);
     } else {
-      const source = await loadRevisionSource(db, ctx.row, wanted);
+      const source = await loadRevisionSource(db, await fullRow(), wanted);
       if (!source) throw notFound('Revision');
       answer = await buildFullRecord(db, config, source, request.user);
     }
-    recordView(db, request.user?.userid, 'guide', ctx.row.guideid, ctx.row.langid, clock.now());
+    recordView(db, request.user?.userid, 'guide', head.guideid, head.langid, clock.now());
     return answer;
   });
 

@@ -84,7 +84,7 @@ export async function isCollaborator(db: Db, guideid: number, userid: number): P
  * of collaborating teams) edit it too. Public guides are read by anyone; a private one
  * by those who may edit it and by those who contributed a revision.
  */
-export async function guideAccess(db: Db, user: AuthUser | null, row: GuideRow): Promise<GuideAccess> {
+export async function guideAccess(db: Db, user: AuthUser | null, row: Pick<GuideRow, 'guideid' | 'langid' | 'public' | 'userid'>): Promise<GuideAccess> {
   const publicRead = toBool(row.public);
   if (!user) return { read: publicRead, edit: false, manage: false };
   if (readsEveryGuide(user) || user.userid === row.userid) return { read: true, edit: true, manage: true };

@@ -4,9 +4,9 @@
 // see them once it commits.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
-import { makeAuthor, type TestUser } from '../../helpers/factories.js';
+import { makeAdmin, makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
-import { findGuideRow } from '../../../src/areas/guides/guides.queries.js';
+import { findGuideHead, findGuideRow } from '../../../src/areas/guides/guides.queries.js';
 
 let author: TestUser;
 const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
@@ -59,5 +59,19 @@ describe('prepared lookups and open transactions', () => {
     expect((await findGuideRow(t.db, t.app.config, g.guideid))!.langid).toBe('de');
     expect((await findGuideRow(t.db, t.app.config, g.guideid, 'en'))).toBeUndefined();
     expect((await findGuideRow(t.db, t.app.config, g.guideid, undefined, { includeDeleted: true }))!.langid).toBe('en');
+    // The head (what a read checks before its cached record) is found the same way, deleted rows never.
+    expect((await findGuideHead(t.db, t.app.config, g.guideid))!.langid).toBe('de');
+    expect((await findGuideHead(t.db, t.app.config, g.guideid, 'de'))!.revisionid).toBe((await findGuideRow(t.db, t.app.config, g.guideid, 'de'))!.revisionid);
+    expect(await findGuideHead(t.db, t.app.config, g.guideid, 'en')).toBeUndefined();
+    expect(await findGuideHead(t.db, t.app.config, 999_999)).toBeUndefined();
+  });
+
+  it('the head tells whether the site has any approval process', async () => {
+    const g = await makePublishedGuide(t, author, 0);
+    expect((await findGuideHead(t.db, t.app.config, g.guideid))!.approvals).toBe(0);
+    const admin = await makeAdmin(t);
+    const made = await t.post('/approvals/process', { token: admin.token, body: { name: 'Release check', stages: [{ userid: admin.userid }] } });
+    expect(made.statusCode, made.body).toBe(201);
+    expect((await findGuideHead(t.db, t.app.config, g.guideid))!.approvals).toBe(1);
   });
 });

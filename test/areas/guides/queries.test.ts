@@ -46,6 +46,24 @@ describe('query counts', () => {
     expect((await t.get(`/guides/${big.guideid}`)).json().steps).toHaveLength(12);
   });
 
+  it('GET /guides/{id} answered from the cache reads one narrow row: the guide\'s head, not its texts', async () => {
+    const g = await richGuide(2);
+    expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200);
+    await flushStoredRecords(t.app);
+    const texts: string[] = [];
+    t.app.dbHandle.setQueryListener!((event) => { texts.push(event.query.sql); });
+    try {
+      const hit = await t.get(`/guides/${g.guideid}`);
+      expect(hit.statusCode).toBe(200);
+      expect(hit.json().steps).toHaveLength(2);
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toMatch(/from "guides"/);
+    expect(texts[0]).not.toMatch(/introduction|conclusion|\*/);
+  });
+
   it('GET /guides: the same number of queries for 2 rows and for 30', async () => {
     for (let i = 0; i < 30; i++) await makePublishedGuide(t, author);
     const a = await countQueries(() => t.get('/guides?limit=2'));
