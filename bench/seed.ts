@@ -531,25 +531,32 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   // Mark the demo as loaded so a server never adds its demo site to the benchmark's.
   const h2 = openDatabase(o.databaseUrl);
   await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
-  if (o.storeRecords !== false) {
-    // Every public guide's record built and stored, as the app's first anonymous read would.
-    const dataDir = mkdtempSync(join(tmpdir(), 'cp-seed-'));
-    const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: o.databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '0' });
-    const app = await buildApp({ config, handle: h2, clock: systemClock, logger: false });
-    await app.ready();
-    const t0 = Date.now();
-    let last = 0;
-    const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, log: (line) => {
-      if (Date.now() - last < 5000) return;
-      log(line);
-      last = Date.now();
-    } });
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for MEDIA_URL_TTL minus two GUIDE_CACHE_TTL after this, 50 minutes by default, or until a write)`);
-  }
+  if (o.storeRecords !== false) await storeBenchRecords(h2, o.databaseUrl, log);
   await h2.destroy();
   return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
+}
+
+/**
+ * Every public guide's record built and stored, as the app's first anonymous read would
+ * (with the benchmark server's configuration). Also on its own (`--records only`): stored
+ * records serve for 50 minutes after they are built, so a benchmark long after seeding
+ * refreshes them first.
+ */
+export async function storeBenchRecords(handle: ReturnType<typeof openDatabase>, databaseUrl: string, log: (line: string) => void = (l) => console.log(l)) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-seed-'));
+  const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '0' });
+  const app = await buildApp({ config, handle, clock: systemClock, logger: false });
+  await app.ready();
+  const t0 = Date.now();
+  let last = 0;
+  const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, log: (line) => {
+    if (Date.now() - last < 5000) return;
+    log(line);
+    last = Date.now();
+  } });
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for MEDIA_URL_TTL minus two GUIDE_CACHE_TTL after this, 50 minutes by default, or until a write)`);
 }
 
 async function main() {
@@ -565,10 +572,21 @@ async function main() {
     },
   });
   if (values.help) {
-    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none]\n` +
-      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema). Every account's password: "${SERVER_PASSWORD}".`);
+    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none|only]\n` +
+      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema); --records only builds the stored guide records of the site already there again. Every account's password: "${SERVER_PASSWORD}".`);
     return;
   }
+  if (values.records === 'only') {
+    // The site as it is; its stored records built again (they serve for 50 minutes).
+    const handle = openDatabase(values.database!);
+    try {
+      await storeBenchRecords(handle, values.database!);
+    } finally {
+      await handle.destroy();
+    }
+    return;
+  }
+  if (values.records !== 'all' && values.records !== 'none') throw new Error(`--records: all, none or only, not ${values.records}`);
   const pgLoad = values['pg-load'];
   if (pgLoad !== 'copy' && pgLoad !== 'unnest') throw new Error(`--pg-load: copy or unnest, not ${pgLoad}`);
   const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none' });
