@@ -7,7 +7,7 @@
 // (migration 2026_11_22_1420_guide_cache, triggers on every table a record shows), and a
 // cached answer is used only while they are what they were when it was built:
 //  - a guide: its row's (revisionid, cache_stamp), read by the lookup every read of a
-//    guide does anyway (findGuideRow); a new revision or a bumped stamp misses.
+//    guide does anyway (findGuideHead); a new revision or a bumped stamp misses.
 //  - a list page: the `cache_stamps` row 'guides', one primary-key lookup.
 // Stamps are read before what they vouch for, so an answer built while a write commits
 // is stored under the older stamp and is never served after it.
@@ -28,7 +28,7 @@ import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
-import type { GuideRow } from './guides.queries.js';
+import type { GuideHead } from './guides.queries.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
 import type { RenderedTexts } from './guides.records.js';
@@ -70,7 +70,7 @@ const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db
  * `atRevision`: the record of that kept revision instead (what readers see under an
  * approval process), cached under it with the row's cache_stamp.
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
   const revisionid = atRevision ?? row.revisionid;
@@ -80,11 +80,10 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   const base = atRevision === undefined ? '' : 'released';
   const variantOf = (cls: string) => (base ? `${base} ${cls}` : cls);
   const ttl = storedTtl(app.config);
-  // Read on a miss of this process's cache, before anything is read from the store or built.
-  let titlesStamp = -1;
+  // Read with the head, before anything is read from the store or built.
+  const titlesStamp = Number(row.titles_stamp ?? -1);
   const stored: LowerLevel = {
     async get(cls) {
-      titlesStamp = await cacheStamp(app.db, 'guide_titles');
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
       return found && { json: found.body, forClass: found.variant !== base };
     },

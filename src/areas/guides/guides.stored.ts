@@ -24,8 +24,10 @@
 // batch (and on close); an error is logged and forgotten (the record is rebuilt next
 // time). A queued record whose guide moved on meanwhile is not written.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { GuideRecordTable } from './guides.tables.js';
+import { prepared } from '../../db/prepared.js';
 import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -72,6 +74,11 @@ export function storedTtl(config: Config): number {
 /** Of the texts a rendered fragment was made from. */
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
 
+/** A guide's stored records of one or two variants: one prepared primary-key read (db/prepared.ts). */
+const recordRows = prepared<{ guideid: number; langid: string; a: string; b: string }, Pick<Selectable<GuideRecordTable>, 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body'>>('guide_records', (db, arg) =>
+  db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body'])
+    .where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('variant', 'in', [arg('a'), arg('b')]));
+
 class Store {
   private queue = new Map<string, StoredRecord>();
   private rendered = new Map<string, RenderedRow>();
@@ -89,8 +96,7 @@ class Store {
    * one primary-key read.
    */
   async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
-    const rows = await this.db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body'])
-      .where('guideid', '=', guideid).where('langid', '=', langid).where('variant', 'in', variants).execute();
+    const rows = await recordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v);
       if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
