@@ -552,7 +552,7 @@ export async function storeBenchRecords(handle: ReturnType<typeof openDatabase>,
   await app.ready();
   const t0 = Date.now();
   let last = 0;
-  const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, log: (line) => {
+  const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, concurrency: dialectOf(databaseUrl) === 'postgres' ? 8 : 2, log: (line) => {
     if (Date.now() - last < 5000) return;
     log(line);
     last = Date.now();

@@ -7,17 +7,23 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { guideCaches } from './guides.cache.js';
-import { flushStoredRecords, storedRecords } from './guides.stored.js';
+import { flushStoredRecords, storedRecords, storedTtl } from './guides.stored.js';
 
 /** The variants an anonymous read stores (guides.cache.ts). */
 const ANONYMOUS_VARIANTS = ['', 'anonymous', 'released', 'released anonymous'];
 
-export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePath: string; batch?: number; log?: (line: string) => void }): Promise<{ read: number; stored: number }> {
+/**
+ * `concurrency`: reads in flight at once (on PostgreSQL a build is some fifteen round trips,
+ * so one read at a time mostly waits; SQLite's one connection gains little from more).
+ */
+export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePath: string; batch?: number; concurrency?: number; log?: (line: string) => void }): Promise<{ read: number; stored: number }> {
   const batch = opts.batch ?? 200;
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
   const { db } = app;
   const store = storedRecords(app);
   const cache = guideCaches(app).guides;
-  const fresh = app.clock.now() - app.config.guideCacheTtl;
+  // Records that serve at least one more cache TTL count as built (storedTtl: how long they serve).
+  const fresh = app.clock.now() - storedTtl(app.config) + app.config.guideCacheTtl;
   const started = Date.now();
   const before = store.written;
   let read = 0;
@@ -31,13 +37,17 @@ export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePat
         .where((eb) => eb.or([eb('r.revisionid', '=', eb.ref('g.revisionid')), eb('r.variant', 'like', 'released%')])))))
       .orderBy('g.guideid').orderBy('g.langid').limit(batch).execute();
     if (rows.length === 0) break;
-    for (const r of rows) {
-      // Built, not answered from this process's cache, so that it is stored.
-      cache.delete(`${r.guideid}:${r.langid}`);
-      cache.delete(`${r.guideid}:${r.langid} for anonymous`);
-      await app.inject({ method: 'GET', url: `${opts.basePath}/guides/${r.guideid}?langid=${encodeURIComponent(r.langid)}` });
-      read++;
-    }
+    let next = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < rows.length) {
+        const r = rows[next++];
+        // Built, not answered from this process's cache, so that it is stored.
+        cache.delete(`${r.guideid}:${r.langid}`);
+        cache.delete(`${r.guideid}:${r.langid} for anonymous`);
+        await app.inject({ method: 'GET', url: `${opts.basePath}/guides/${r.guideid}?langid=${encodeURIComponent(r.langid)}` });
+        read++;
+      }
+    }));
     await flushStoredRecords(app);
     after = rows[rows.length - 1];
     opts.log?.(`stored guide records: ${read} guides read, ${store.written - before} stored, ${((Date.now() - started) / 1000).toFixed(1)} s`);
