@@ -39,6 +39,7 @@ import { loadConfig } from '../src/config.js';
 import { buildApp, BASE_PATH } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { storeAllGuideRecords } from '../src/areas/guides/guides.stored-build.js';
+import { storedTtl } from '../src/areas/guides/guides.stored.js';
 
 export const DEFAULT_DATABASE = 'sqlite:data/bench.sqlite';
 /** Migrations from this one on run after the rows are loaded. */
@@ -559,7 +560,7 @@ export async function storeBenchRecords(handle: ReturnType<typeof openDatabase>,
   } });
   await app.close();
   rmSync(dataDir, { recursive: true, force: true });
-  log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for MEDIA_URL_TTL minus two GUIDE_CACHE_TTL after this, 50 minutes by default, or until a write)`);
+  log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for ${(storedTtl(config) / 3600).toFixed(1)} hours after this, MEDIA_URL_TTL minus two GUIDE_CACHE_TTL, or until a write)`);
 }
 
 async function main() {
