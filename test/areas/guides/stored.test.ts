@@ -274,6 +274,9 @@ describe('stored guide records', () => {
     // A write makes it stale: built again.
     expect((await t.post(`/comments/step/${b.steps[0].stepid}`, { token: moderator.token, body: { text: 'Stale now' } })).statusCode).toBe(201);
     expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(1);
+    // A record built by a process configured otherwise (another media URL key) serves no one here: built again.
+    await t.db.updateTable('guide_records').set({ built_by: 'another configuration' }).where('guideid', '=', a.guideid).execute();
+    expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(1);
   });
 });
 
