@@ -30,9 +30,11 @@ import type { GuideRecordTable } from './guides.tables.js';
 import { prepared } from '../../db/prepared.js';
 import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
-import { builderOf, DeferredWriter, packRecord, unpackRecord } from '../shared/stored-bytes.js';
+import type { Config } from '../../config.js';
+import { signerId } from '../media/media.urls.js';
+import { DeferredWriter, packRecord, unpackRecord } from '../shared/stored-bytes.js';
 
-export { builderOf, storedTtl, unpackRecord } from '../shared/stored-bytes.js';
+export { storedTtl, unpackRecord } from '../shared/stored-bytes.js';
 
 /** One record to store: under (guideid, langid, variant), built at (revisionid, stamp). */
 export interface StoredRecord {
@@ -186,6 +188,16 @@ async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rende
     }
     return n;
   });
+}
+
+/**
+ * What a record takes of the configuration of the process that builds it: its URLs (the
+ * public URL), the languages (which row of a prerequisite shows, which language a link
+ * prefers), the signatures of its media URLs (the key, the window). A process configured
+ * otherwise builds its own. Stored wiki records (wikis.cache.ts) are checked the same way.
+ */
+export function builderOf(config: Config): string {
+  return createHash('sha256').update(JSON.stringify([signerId(config), config.publicUrl, config.languages, config.mediaUrlTtl])).digest('base64url').slice(0, 16);
 }
 
 const stores = new WeakMap<object, Store>();

@@ -1,13 +1,10 @@
 // What the records stored in the database (guides.stored.ts, wikis.cache.ts) share: how
-// long stored bytes serve (`storedTtl`), which configuration built them (`builderOf`),
-// their stored form (`packRecord`/`unpackRecord`) and how they are written after the
+// long stored bytes serve (`storedTtl`), their stored form (`packRecord`/`unpackRecord`) and how they are written after the
 // answer (`DeferredWriter`: never during a GET, in small batched transactions).
 import type { FastifyBaseLogger } from 'fastify';
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRawSync } from 'node:zlib';
 import type { Config } from '../../config.js';
-import { signerId } from '../media/media.urls.js';
 
 /**
  * How long stored bytes (records, rendered texts) serve, on the app's clock: while the
@@ -17,16 +14,6 @@ import { signerId } from '../media/media.urls.js';
  */
 export function storedTtl(config: Config): number {
   return Math.max(config.guideCacheTtl, config.mediaUrlTtl - 2 * config.guideCacheTtl);
-}
-
-/**
- * What a record takes of the configuration of the process that builds it: its URLs (the
- * public URL), the languages (which row of a prerequisite shows, which language a link
- * prefers), the signatures of its media URLs (the key, the window). A process configured
- * otherwise builds its own.
- */
-export function builderOf(config: Config): string {
-  return createHash('sha256').update(JSON.stringify([signerId(config), config.publicUrl, config.languages, config.mediaUrlTtl])).digest('base64url').slice(0, 16);
 }
 
 const deflateRawAsync = promisify(deflateRaw);

@@ -28,7 +28,8 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, keptOrBuilt, sendKept, type LowerLevel } from '../shared/byte-cache.js';
-import { builderOf, DeferredWriter, packRecord, storedTtl, unpackRecord } from '../shared/stored-bytes.js';
+import { DeferredWriter, packRecord, storedTtl, unpackRecord } from '../shared/stored-bytes.js';
+import { builderOf } from '../guides/guides.stored.js';
 import { canEditWiki } from './wikis.queries.js';
 import type { WikiFull } from './wikis.schemas.js';
 import type { WikiRecordTable } from './wikis.tables.js';
@@ -74,11 +75,11 @@ const stampsOf = (head: WikiHead) => {
 
 const caches = new WeakMap<object, ByteLru>();
 
-/** The process cache of wiki records of one app (tests build several): GUIDE_CACHE_MB / 4. */
+/** The process cache of wiki records of one app (tests build several): GUIDE_CACHE_MB / 8 (12 MB by default; records of a seeded site are a few KB). */
 export function wikiCache(app: FastifyInstance): ByteLru {
   let c = caches.get(app.db);
   if (!c) {
-    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl);
+    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl);
     caches.set(app.db, c);
   }
   return c;

@@ -125,7 +125,8 @@ describe('kept wiki records', () => {
     const linked = await makePublishedGuide(t, writer);
     const embedded = await makeImage(t, writer.userid);
     let w = await makeWiki(t, writer, { contents: `See [guide|${linked.guideid}] and [image|${embedded}].` });
-    let r = await read(w);
+    expect((await read(w)).contents_rendered).toContain(linked.title);
+    let r;
     const patch = async (body: Record<string, unknown>, langid?: string) => {
       const current = await read(w, null, langid ? `?langid=${langid}` : '');
       const res = await t.patch(pathOf(w, `?revisionid=${current.revisionid}${langid ? `&langid=${langid}` : ''}`), { token: writer.token, body });
