@@ -41,7 +41,7 @@ const onRows = (events: string[], make: (r: Row, event: string) => Omit<Rule, 'e
   events.map((event) => ({ event, ...make(event.startsWith('delete') ? 'OLD' : 'NEW', event) }));
 
 const RULES: Rule[] = [
-  // Its own row: any update that does not set the stamp itself (which also stops the trigger's own update).
+  // Its own row: any update that does not set the stamp itself (which also stops the trigger's own update; on PostgreSQL a BEFORE trigger sets it in the row written).
   { name: 'self', table: 'wikis', event: 'update', when: 'NEW.cache_stamp = OLD.cache_stamp', body: [bump('wikiid = NEW.wikiid')] },
   { name: 'gone', table: 'wikis', event: 'delete', body: ['delete from wiki_records where wikiid = OLD.wikiid'] },
   ...onRows(['insert', 'delete'], (r) => ({ name: 'translations', table: 'wiki_translations', body: [bump(`wikiid = ${r}.wikiid`)] })),
@@ -90,7 +90,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   for (const rule of RULES) {
     const name = nameOf(rule);
-    if (pg) {
+    if (pg && rule.name === 'self') {
+      // PostgreSQL sets the new stamp in the row being written: no second update of it.
+      await sql.raw(`create function ${name}() returns trigger language plpgsql as $fn$
+begin
+  NEW.cache_stamp := OLD.cache_stamp + 1;
+  return NEW;
+end
+$fn$`).execute(db);
+      await sql.raw(`create trigger ${name} before update on wikis for each row when (${rule.when}) execute function ${name}()`).execute(db);
+    } else if (pg) {
       await sql.raw(`create function ${name}() returns trigger language plpgsql as $fn$
 begin
   ${rule.body.join(';\n  ')};
