@@ -190,6 +190,8 @@ interface Pool {
   prefixes: string[];
   /** Courses with assignees (GET /course_assignees/course/{wikiid}/users). */
   courses: number[];
+  /** Wikis of every namespace, one in 25 (GET /wikis/{namespace}/{title}). */
+  wikis: string[];
   counts: BenchReport['data'];
   database: BenchReport['database'];
 }
@@ -207,7 +209,7 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
       hot.set(g.guideid, { guideid: g.guideid, revisionid: g.revisionid });
     }
     const guides = [...hot.values()];
-    const wikiTitles = await db.selectFrom('wikis').select('title').where(sql<boolean>`wikiid % 25 = 0`).limit(1000).execute();
+    const wikiTitles = await db.selectFrom('wikis').select(['namespace', 'title']).where(sql<boolean>`wikiid % 25 = 0`).limit(1000).execute();
     const titles = [...Array.from({ length: 1000 }, () => all[r.int(0, all.length - 1)].title), ...wikiTitles.map((w) => w.title)];
     const prefixes = titles.map((t) => t.slice(0, r.int(3, Math.min(12, t.length))).trim()).filter((p) => p.length >= 3);
     const count = async (table: 'guides' | 'guide_steps' | 'guide_lines' | 'wikis' | 'users' | 'comments') =>
@@ -223,7 +225,8 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
       database = { kind: 'SQLite', version: v.rows[0].v, sizeMb: Math.round(statSync(file).size / 2 ** 20) };
     }
     const courses = (await db.selectFrom('courses').select('wikiid').where('deleted', '=', 0).where('assignee_count', '>', 0).orderBy('wikiid').execute()).map((c) => c.wikiid);
-    return { guides, all: all.map((g) => g.guideid), prefixes, courses, counts, database };
+    const wikis = wikiTitles.map((w) => `${w.namespace}/${encodeURIComponent(w.title)}`);
+    return { guides, all: all.map((g) => g.guideid), prefixes, courses, wikis, counts, database };
   } finally {
     await h.destroy();
   }
@@ -298,6 +301,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
   });
   const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
+  const wikiPath = () => `${API}/wikis/${pool.wikis[r.int(0, pool.wikis.length - 1)]}`;
   const assigneesPath = () => `${API}/course_assignees/course/${pool.courses[r.int(0, pool.courses.length - 1)]}/users?orderby=due_date&page=${r.int(1, 3)}`;
   const reads: Scenario[] = [
     // The app's floor: every hook of an API request (auth, security headers, CORS,
@@ -309,6 +313,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
     { name: 'guide-304', request: `GET /guides/{id} (random of ${pool.guides.length}) with If-None-Match: 304`, kind: 'read', ok: [304], conditional: true, requests: () => [conditionalGuide()], sample: guidePath },
     { name: 'guide-cold', request: `GET /guides/{id} (random of ${pool.all.length})`, kind: 'read', requests: () => [get(coldPath)], sample: coldPath },
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
+    ...(pool.wikis.length ? [{ name: 'wiki', request: `GET /wikis/{namespace}/{title} (random of ${pool.wikis.length})`, kind: 'read' as const, requests: () => [get(wikiPath)], sample: wikiPath }] : []),
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
     ...(pool.courses.length ? [{
       name: 'assignees', request: `GET /course_assignees/course/{wikiid}/users?orderby=due_date (random of ${pool.courses.length} courses, as the Admin)`, kind: 'read' as const,
@@ -451,7 +456,7 @@ async function main() {
   if (values.help) {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--processes N]\n` +
       `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
   }
   const databaseUrl = values.database!;

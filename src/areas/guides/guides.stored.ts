@@ -30,10 +30,11 @@ import type { GuideRecordTable } from './guides.tables.js';
 import { prepared } from '../../db/prepared.js';
 import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
 import type { Config } from '../../config.js';
 import { signerId } from '../media/media.urls.js';
+import { DeferredWriter, packRecord, unpackRecord } from '../shared/stored-bytes.js';
+
+export { storedTtl, unpackRecord } from '../shared/stored-bytes.js';
 
 /** One record to store: under (guideid, langid, variant), built at (revisionid, stamp). */
 export interface StoredRecord {
@@ -52,24 +53,10 @@ export interface StoredRecord {
   body: Buffer;
 }
 
-const deflateRawAsync = promisify(deflateRaw);
-
-/** How long after a read the queue is written (ms); more reads share the transaction. */
-const FLUSH_DELAY_MS = 25;
 /** Records written per transaction: short write locks. */
 const BATCH = 50;
 
 interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: string; titlesStamp: number; html: string[] }
-
-/**
- * How long stored bytes (records, rendered texts) serve, on the app's clock: while the
- * media URLs they carry (signed for MEDIA_URL_TTL from their window: media.urls.ts) keep
- * at least two GUIDE_CACHE_TTL of life, so that a process that keeps them for its own TTL
- * still hands out URLs that live a TTL more. Never less than GUIDE_CACHE_TTL.
- */
-export function storedTtl(config: Config): number {
-  return Math.max(config.guideCacheTtl, config.mediaUrlTtl - 2 * config.guideCacheTtl);
-}
 
 /** Of the texts a rendered fragment was made from. */
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
@@ -83,12 +70,13 @@ class Store {
   private queue = new Map<string, StoredRecord>();
   private rendered = new Map<string, RenderedRow>();
   renderedHits = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly writer: DeferredWriter;
   hits = 0;
   misses = 0;
   written = 0;
-  constructor(private readonly db: Kysely<Database>, private readonly log: FastifyBaseLogger, readonly builtBy: string) {}
+  constructor(private readonly db: Kysely<Database>, log: FastifyBaseLogger, readonly builtBy: string) {
+    this.writer = new DeferredWriter(log, 'stored guide records', () => this.drain());
+  }
 
   /**
    * The valid stored bytes among `variants` (in that order of preference) of a guide in
@@ -143,31 +131,29 @@ class Store {
   }
 
   private schedule() {
-    if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
-      this.timer.unref();
-    }
+    this.writer.schedule();
   }
 
   /** Writes what is queued (resolves when written or given up). */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    return this.writer.flush();
+  }
+
+  /** What is queued, as one job per batch (one small transaction each). */
+  private drain() {
     const pending = [...this.queue.values()];
     const rendered = [...this.rendered.values()];
     this.queue.clear();
     this.rendered.clear();
-    this.flushing = this.flushing.then(async () => {
-      for (let i = 0; i < Math.max(pending.length, rendered.length); i += BATCH) {
-        try {
-          this.written += await writeRecords(this.db, pending.slice(i, i + BATCH), rendered.slice(i, i + BATCH));
-        } catch (err) {
-          // Busy (SQLite's write lock), a conflict or a closed database: rebuilt on a later read.
-          this.log.warn({ err }, 'stored guide records not written');
-        }
-      }
-    });
-    return this.flushing;
+    const jobs: Array<() => Promise<void>> = [];
+    for (let i = 0; i < Math.max(pending.length, rendered.length); i += BATCH) {
+      const records = pending.slice(i, i + BATCH);
+      const texts = rendered.slice(i, i + BATCH);
+      jobs.push(async () => {
+        this.written += await writeRecords(this.db, records, texts);
+      });
+    }
+    return jobs;
   }
 }
 
@@ -206,21 +192,13 @@ async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rende
 
 /**
  * What a record takes of the configuration of the process that builds it: its URLs (the
- * public URL), the languages (which row of a prerequisite shows), the signatures of its
- * media URLs (the key, the window). A process configured otherwise builds its own.
+ * public URL), the languages (which row of a prerequisite shows, which language a link
+ * prefers), the signatures of its media URLs (the key, the window). A process configured
+ * otherwise builds its own. Stored wiki records (wikis.cache.ts) are checked the same way.
  */
 export function builderOf(config: Config): string {
   return createHash('sha256').update(JSON.stringify([signerId(config), config.publicUrl, config.languages, config.mediaUrlTtl])).digest('base64url').slice(0, 16);
 }
-
-/**
- * The stored form of a record's bytes: raw deflate at level 1. Measured on a seeded site
- * (SQLite, records of 36 KB on average): 8 times smaller (4.4 KB), which keeps a large
- * site's records in the database's page cache, for about 0.1 ms of inflating per read
- * (compressing is done here, after the answer, off the request).
- */
-const packRecord = (json: Buffer) => deflateRawAsync(json, { level: 1 });
-export const unpackRecord = (body: Uint8Array) => inflateRawSync(body);
 
 const stores = new WeakMap<object, Store>();
 

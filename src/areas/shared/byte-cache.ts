@@ -9,11 +9,11 @@ import { etagOf } from '../../http/conditional.js';
 import { prepared } from '../../db/prepared.js';
 import { readsEveryGuide } from './guide-access.js';
 
-interface Entry {
+export interface Entry {
   key: string;
-  /** What made it valid: the guide's revisionid and cache_stamp, or the list stamp. */
+  /** What made it valid: the guide's revisionid and cache_stamp, or the list stamp (a wiki's: wikis.cache.ts). */
   revisionid: number;
-  stamp: number;
+  stamp: number | string;
   at: number;
   json: Buffer;
   /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
@@ -28,11 +28,11 @@ export class ByteLru {
   misses = 0;
   constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
-  get(key: string, revisionid: number, stamp: number, now: number): Buffer | undefined {
+  get(key: string, revisionid: number, stamp: number | string, now: number): Buffer | undefined {
     return this.getEntry(key, revisionid, stamp, now)?.json;
   }
 
-  getEntry(key: string, revisionid: number, stamp: number, now: number): Entry | undefined {
+  getEntry(key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
     const e = this.map.get(key);
     if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
       // most recently used last
@@ -45,7 +45,7 @@ export class ByteLru {
     return undefined;
   }
 
-  set(key: string, revisionid: number, stamp: number, now: number, json: Buffer): Entry {
+  set(key: string, revisionid: number, stamp: number | string, now: number, json: Buffer): Entry {
     const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
     if (json.length > this.maxBytes / 4) return entry;
     this.delete(key);
@@ -119,23 +119,33 @@ export interface LowerLevel {
  * before building (the same rule for who gets which bytes), and what is built goes to it.
  * `build` may say its answer is older than now (`builtAt`: made from parts built earlier).
  */
-export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel) {
+export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel) {
+  const kept = await keptOrBuilt(cache, reply, user, key, revisionid, stamp, build, lower);
+  return 'value' in kept ? kept.value : sendKept(reply, kept);
+}
+
+/**
+ * What `cachedOrBuilt` answers, not yet sent: the kept entry, or the value built for a
+ * caller whose answer is not kept. For callers that lay something over the kept bytes
+ * before sending them (wikis.cache.ts: what only the caller may do).
+ */
+export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel): Promise<Entry | { value: T }> {
   // Entries age on the app's clock (seconds), like everything else that expires.
   const now = reply.server.clock.now();
   const cls = viewerClass(user);
   const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
-  if (hit !== undefined) return sendKept(reply, hit);
+  if (hit !== undefined) return hit;
   const found = lower ? await lower.get(cls) : undefined;
   // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
-  if (found) return sendKept(reply, cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json));
+  if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json);
   const { value, dependsOnViewer, builtAt: oldest } = await build();
-  if (dependsOnViewer && cls === null) return value;
+  if (dependsOnViewer && cls === null) return { value };
   const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
   const builtAt = Math.min(now, oldest ?? now);
   // The lower level ages it from its oldest part (media URLs signed then); this process from now.
   const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
   lower?.put(json, dependsOnViewer ? cls : null, builtAt);
-  return sendKept(reply, entry);
+  return entry;
 }
 
 const answerCaches = new WeakMap<object, ByteLru>();

@@ -15,6 +15,7 @@ import { categoryGuides } from './category-guides.js';
 import { categoryHierarchy, sendHierarchy } from './wikis.hierarchy.js';
 import { translatorFor } from './translator.js';
 import { fullRecord, releaseRecords } from './wikis.records.js';
+import { findWikiHead, languageOf, registerWikiRecords, sendCachedWiki } from './wikis.cache.js';
 import {
   canEditWiki, categoryChildren, displayTitle, findWiki, findWikiById, findWikiByShownTitle, findWikiRelease, findWikiRevision, hasTranslation, lightRecords, listWikis,
   namespaceTitles, sourceTexts, textsFor, wikiRevisionRows, type WikiRow, type WikiTexts,
@@ -34,6 +35,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
   const translator = translatorFor(config, db, clock, (err) => app.log.warn({ err }, 'machine translation failed'));
+  registerWikiRecords(app);
 
   async function existing(namespace: string, title: string): Promise<WikiRow> {
     const row = await findWiki(db, namespace, title);
@@ -109,8 +111,20 @@ export async function wikisRoutes(fastify: FastifyInstance) {
       querystring: GetQuery,
       response: { 200: WikiFull, ...errorResponses(404, 422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { namespace, title } = request.params;
+    if (request.query.revisionid === undefined && config.guideCacheMb > 0) {
+      // The current record: kept bytes (wikis.cache.ts), looked up by a head that vouches for them.
+      const head = await findWikiHead(db, namespace, title, request.query.langid);
+      if (!head) throw notFound(namespace === 'CATEGORY' ? 'Category' : 'Wiki');
+      const langid = languageOf(head, request.query.langid);
+      recordView(db, request.user?.userid, 'wiki', head.wikiid, langid, clock.now());
+      return sendCachedWiki(app, reply, head, langid, request.user, async (caller) => {
+        const wiki = await findWikiById(db, head.wikiid);
+        if (!wiki) throw notFound(namespace === 'CATEGORY' ? 'Category' : 'Wiki');
+        return fullRecord(db, config, wiki, await textsFor(db, wiki, langid), caller);
+      });
+    }
     const wiki = await existing(namespace, title);
     let texts: WikiTexts;
     if (request.query.revisionid !== undefined) {

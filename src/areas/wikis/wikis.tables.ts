@@ -29,6 +29,8 @@ declare module '../../db/foundation.tables.js' {
     userid: number | null;
     created_date: Generated<number>;
     modified_date: Generated<number>;
+    /** Bumped by triggers when anything its full record shows changes (migration 2026_11_25_0600; wikis.cache.ts). */
+    cache_stamp: Generated<number>;
   }
 }
 
@@ -88,7 +90,20 @@ export interface TranslationCacheTable {
   created_date: number;
 }
 
+/** A wiki's stored record in one language (wikis.cache.ts): the part the same for every caller. */
+export interface WikiRecordTable {
+  wikiid: number;
+  langid: string;
+  revisionid: number;
+  cache_stamp: number;
+  stamps: string;
+  built_at: number;
+  built_by: string;
+  body: Buffer;
+}
+
 export interface WikisTables {
+  wiki_records: WikiRecordTable;
   wiki_translations: WikiTranslationTable;
   wiki_revisions: WikiRevisionTable;
   wiki_releases: WikiReleaseTable;

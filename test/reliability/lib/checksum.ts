@@ -8,10 +8,10 @@ import { isPostgres, listTables } from '../../../src/db/helpers.js';
  * Tables exempt from the "nothing changed" rule, by name: view history is best-effort by
  * design (buffered and flushed on its own schedule), migrations bookkeeping never changes
  * under a request, a rate-limit store counts refused attempts on purpose, and stored guide
- * records and rendered texts are a cache that GETs fill, written shortly after the answer
- * (guides.stored.ts).
+ * records and rendered texts and stored wiki records are a cache that GETs fill, written
+ * shortly after the answer (guides.stored.ts, wikis.cache.ts).
  */
-export const EXEMPT_TABLES = /view_history|^kysely_migration|rate_limit|^guide_records$|^guide_rendered$/i;
+export const EXEMPT_TABLES = /view_history|^kysely_migration|rate_limit|^guide_records$|^guide_rendered$|^wiki_records$/i;
 
 /**
  * GETs that write on purpose, and what: a SCORM launch (player data, a preview) issues a
