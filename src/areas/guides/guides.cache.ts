@@ -31,7 +31,8 @@ import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
-import type { RenderedTexts } from './guides.records.js';
+import { buildFullRecordFor, type RenderedTexts } from './guides.records.js';
+import { loadCurrentSource } from './guides.queries.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
 
 export { ByteLru, sendKept } from '../shared/byte-cache.js';
@@ -96,6 +97,22 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     const { record, dependsOnViewer, builtAt } = await build(store.renderedTexts(now, ttl, titlesStamp));
     return { value: record, dependsOnViewer, builtAt };
   }, stored);
+}
+
+/**
+ * The full record of the guide in `row` (its current revision, as a write just committed
+ * it) as `user` sees it, built with the rendered texts stored by earlier builds that
+ * still hold (the 'guide_titles' stamp read first, as a read's build does): a write
+ * that leaves a guide's texts as they were renders nothing. What it renders anew is
+ * stored for later builds.
+ */
+export async function changedGuideRecord(app: FastifyInstance, row: GuideRow, user: AuthUser | null): Promise<FullGuide> {
+  let rendered: RenderedTexts | undefined;
+  if (app.config.guideCacheMb > 0) {
+    const titlesStamp = await cacheStamp(app.db, 'guide_titles');
+    rendered = storedRecords(app).renderedTexts(app.clock.now(), storedTtl(app.config), titlesStamp);
+  }
+  return (await buildFullRecordFor(app.db, app.config, await loadCurrentSource(app.db, row), user, rendered)).record;
 }
 
 /**
