@@ -22,8 +22,8 @@ export interface ChangeOptions {
   /** The revisionid the client sent; undefined for changes that take none. */
   expected?: number;
   action: string;
-  /** Columns of the guide's row the change writes (given the change's time): written by the lock's statement. */
-  set?: (now: number) => Updateable<GuideTable>;
+  /** Columns of the guide's row the change writes (given the change's time and the row as locked): written with the new revision. */
+  set?: (now: number, locked: GuideRow) => Updateable<GuideTable>;
   /** The prerequisites, when `fn` writes them (the snapshot then does not read them back). */
   prerequisites?: number[];
 }
@@ -31,10 +31,10 @@ export interface ChangeOptions {
 /**
  * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
  * 409 with the current guide, or the current step when `fn` finds its step stale),
- * writing `opts.set` with it, applies the change and keeps the result as a new guide
- * revision. Answers undefined when `fn` throws NothingToChange. `fn` never writes the
- * guide's row itself (its columns go in `opts.set`): the snapshot keeps the row as the
- * lock wrote it.
+ * applies the change and keeps the result as a new guide revision, written with the
+ * change's columns (`opts.set`) in one statement. Answers undefined when `fn` throws
+ * NothingToChange. `fn` never writes the guide's row itself (its columns go in
+ * `opts.set`): the snapshot keeps the row as the lock found it, with `opts.set`.
  */
 export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
   return (await changeGuideRow(app, ctx, opts, fn))?.out;
@@ -45,9 +45,9 @@ async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: 
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
-    const locked = await lockGuide(trx, guideid, langid, now, opts.expected, opts.set?.(now));
+    const locked = await lockGuide(trx, guideid, langid, opts.expected);
     const out = fn ? await fn(trx, now) : undefined;
-    const row = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, prerequisites: opts.prerequisites });
+    const row = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
     return { out, row };
   })), async (stale) => {
     if (stale.kind === 'step' && stale.stepid !== undefined) {
@@ -80,9 +80,9 @@ async function committedGuide(app: FastifyInstance, ctx: GuideContext, row: Guid
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */
 export async function editGuide(app: FastifyInstance, ctx: GuideContext, expected: number, fields: GuideFields) {
-  const set = (now: number): Updateable<GuideTable> => {
+  const set = (now: number, locked: GuideRow): Updateable<GuideTable> => {
     const out: Updateable<GuideTable> = { ...fields.set };
-    if (out.public === 1 && ctx.row.published_date === null) out.published_date = now;
+    if (out.public === 1 && locked.published_date === null) out.published_date = now;
     return out;
   };
   const prerequisites = fields.prerequisites;
@@ -94,7 +94,7 @@ export async function editGuide(app: FastifyInstance, ctx: GuideContext, expecte
 
 /** Publishes (dated the first time) or unpublishes the guide. */
 export async function setGuidePublic(app: FastifyInstance, ctx: GuideContext, expected: number, publish: boolean) {
-  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish', set: (now) => (publish ? { public: 1, published_date: ctx.row.published_date ?? now } : { public: 0 }) });
+  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish', set: (now, locked) => (publish ? { public: 1, published_date: locked.published_date ?? now } : { public: 0 }) });
 }
 
 /** Marks the guide deleted in its language; every revision is kept. */

@@ -22,12 +22,13 @@ import { StaleRevision } from '../content/revisions.js';
 
 /**
  * Locks the guide's row; with `expected`, only when it is at that revision (else
- * StaleRevision). `set` (the change's own columns) is written by the same statement.
- * Answers the row as written: what the revision's snapshot keeps of it, as long as
- * nothing else in the transaction writes the row before `commitGuideRevision`.
+ * StaleRevision). The lock is a write that changes nothing (no trigger of the row's
+ * stamps fires: they fire once, when `commitGuideRevisionRow` writes the change and the
+ * revision, just before the commit, so that concurrent writers of other guides hold the
+ * stamps' rows as briefly as possible). Answers the row as it is.
  */
-export async function lockGuide(trx: Db, guideid: number, langid: string, now: number, expected?: number, set: Updateable<GuideTable> = {}): Promise<GuideRow> {
-  let q = trx.updateTable('guides').set({ ...set, modified_date: now }).where('guideid', '=', guideid).where('langid', '=', langid);
+export async function lockGuide(trx: Db, guideid: number, langid: string, expected?: number): Promise<GuideRow> {
+  let q = trx.updateTable('guides').set((eb) => ({ cache_stamp: eb.ref('cache_stamp') })).where('guideid', '=', guideid).where('langid', '=', langid);
   if (expected !== undefined) q = q.where('revisionid', '=', expected);
   const row = await q.returningAll().executeTakeFirst();
   if (!row) throw new StaleRevision();
@@ -55,14 +56,16 @@ function snapshotFields(row: GuideRow): GuideSnapshotFields {
 
 /** What the transaction already knows of the guide, so that its snapshot does not read it again. */
 export interface KnownGuideState {
-  /** The guide's row as the transaction left it (lockGuide's answer when nothing wrote it since). */
+  /** The guide's row as the transaction found it (lockGuide's answer; nothing wrote it since). */
   row?: GuideRow;
+  /** Columns of the row the change writes (with the revision, in one statement). */
+  set?: Updateable<GuideTable>;
   /** The prerequisites, when the transaction has just written them. */
   prerequisites?: number[];
 }
 
-async function guideSnapshot(trx: Db, guideid: number, langid: string, known: KnownGuideState): Promise<GuideSnapshot> {
-  const row = known.row ?? await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
+async function guideSnapshot(trx: Db, guideid: number, langid: string, now: number, known: KnownGuideState): Promise<GuideSnapshot> {
+  const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
   const prerequisites = known.prerequisites
     ?? (await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute()).map((p) => p.prereq_guideid);
   const steps = await trx.selectFrom('guide_steps').select(['stepid', 'revisionid']).where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').orderBy('stepid').execute();
@@ -82,15 +85,17 @@ export async function commitGuideRevision(trx: Db, guideid: number, langid: stri
 }
 
 /**
- * Keeps the guide's current state as a new revision and makes it current (with the
- * image of its first step); answers the guide's row as committed.
+ * Keeps the guide's current state (with `known.set` written) as a new revision and makes
+ * it current, with the image of its first step, in one statement; answers the guide's row
+ * as committed.
  */
 export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<GuideRow> {
-  const snapshot = await guideSnapshot(trx, guideid, langid, known);
+  const snapshot = await guideSnapshot(trx, guideid, langid, now, known);
   const rev = await trx.insertInto('guide_revisions').values({ guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
     .returning('revisionid').executeTakeFirstOrThrow();
   // The first step's first image, in the same statement (null when no step has one).
   return trx.updateTable('guides').set((eb) => ({
+    ...known.set,
     revisionid: rev.revisionid,
     modified_date: now,
     step_imageid: eb.selectFrom('guide_step_images as i').innerJoin('guide_steps as s', 's.stepid', 'i.stepid').select('i.imageid')
