@@ -12,7 +12,7 @@ import type { GuideRow } from './guides.queries.js';
 import { changedGuideRecord } from './guides.cache.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
-  type GuideFields, type LineValues, type MediaValues,
+  type CommittedGuide, type GuideFields, type LineValues, type MediaValues,
 } from './guides.service.js';
 import { writeFields, type FieldValues } from './guides.fields.js';
 import { answeringConflict, NothingToChange, unlessUnchanged } from '../content/revisions.js';
@@ -41,14 +41,14 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
 }
 
 /** changeGuide, answering also the guide's row as committed. */
-async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<{ out: T | undefined; row: GuideRow } | undefined> {
+async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<{ out: T | undefined; committed: CommittedGuide } | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
     const locked = await lockGuide(trx, guideid, langid, opts.expected);
     const out = fn ? await fn(trx, now) : undefined;
-    const row = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
-    return { out, row };
+    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
+    return { out, committed };
   })), async (stale) => {
     if (stale.kind === 'step' && stale.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, stale.stepid);
@@ -69,13 +69,13 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
 }
 
 /**
- * The full record of a guide from its row as a change committed it, as the caller may
- * see it: built after the transaction, with the texts rendered before (a change that
- * leaves a text as it was does not render it again).
+ * The full record of a guide as a change committed it, as the caller may see it: built
+ * after the transaction from what it wrote, with the texts rendered before (a change
+ * that leaves a text as it was does not render it again).
  */
-async function committedGuide(app: FastifyInstance, ctx: GuideContext, row: GuideRow | undefined) {
-  if (!row || row.deleted) return currentGuide(app, ctx);
-  return changedGuideRecord(app, row, ctx.user);
+async function committedGuide(app: FastifyInstance, ctx: GuideContext, committed: CommittedGuide | undefined) {
+  if (!committed || committed.row.deleted) return currentGuide(app, ctx);
+  return changedGuideRecord(app, committed.row, ctx.user, committed);
 }
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */
@@ -89,7 +89,7 @@ export async function editGuide(app: FastifyInstance, ctx: GuideContext, expecte
   const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites }, prerequisites
     ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
     : undefined);
-  return committedGuide(app, ctx, done?.row);
+  return committedGuide(app, ctx, done?.committed);
 }
 
 /** Publishes (dated the first time) or unpublishes the guide. */

@@ -81,26 +81,34 @@ async function guideSnapshot(trx: Db, guideid: number, langid: string, now: numb
 
 /** Keeps the guide's current state as a new revision; returns its revisionid. */
 export async function commitGuideRevision(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<number> {
-  return (await commitGuideRevisionRow(trx, guideid, langid, userid, now, action, known)).revisionid;
+  return (await commitGuideRevisionRow(trx, guideid, langid, userid, now, action, known)).row.revisionid;
+}
+
+/** A guide as a change committed it: its row, and the prerequisites and tags its revision keeps. */
+export interface CommittedGuide {
+  row: GuideRow;
+  prereqIds: number[];
+  tags: string[];
 }
 
 /**
  * Keeps the guide's current state (with `known.set` written) as a new revision and makes
- * it current, with the image of its first step, in one statement; answers the guide's row
- * as committed.
+ * it current, with the image of its first step, in one statement; answers the guide as
+ * committed.
  */
-export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<GuideRow> {
+export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<CommittedGuide> {
   const snapshot = await guideSnapshot(trx, guideid, langid, now, known);
   const rev = await trx.insertInto('guide_revisions').values({ guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
     .returning('revisionid').executeTakeFirstOrThrow();
   // The first step's first image, in the same statement (null when no step has one).
-  return trx.updateTable('guides').set((eb) => ({
+  const row = await trx.updateTable('guides').set((eb) => ({
     ...known.set,
     revisionid: rev.revisionid,
     modified_date: now,
     step_imageid: eb.selectFrom('guide_step_images as i').innerJoin('guide_steps as s', 's.stepid', 'i.stepid').select('i.imageid')
       .where('s.guideid', '=', guideid).where('s.langid', '=', langid).orderBy('s.orderby').orderBy('s.stepid').orderBy('i.orderby').limit(1),
   })).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
+  return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags };
 }
 
 async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
