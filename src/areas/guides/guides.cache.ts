@@ -31,8 +31,7 @@ import type { FullGuide } from './guides.schemas.js';
 import type { GuideRow } from './guides.queries.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
-import { buildFullRecordFor, type RenderedTexts } from './guides.records.js';
-import { loadCurrentSource, type GuideSource } from './guides.queries.js';
+import type { RenderedTexts } from './guides.records.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
 
 export { ByteLru, sendKept } from '../shared/byte-cache.js';
@@ -97,22 +96,6 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     const { record, dependsOnViewer, builtAt } = await build(store.renderedTexts(now, ttl, titlesStamp));
     return { value: record, dependsOnViewer, builtAt };
   }, stored);
-}
-
-/**
- * The full record of the guide in `row` (its current revision, as a write just committed
- * it) as `user` sees it, built with the rendered texts stored by earlier builds that
- * still hold (the 'guide_titles' stamp read first, as a read's build does): a write
- * that leaves a guide's texts as they were renders nothing. What it renders anew is
- * stored for later builds. `known`: the prerequisites and tags the write just kept.
- */
-export async function changedGuideRecord(app: FastifyInstance, row: GuideRow, user: AuthUser | null, known?: Pick<GuideSource, 'prereqIds' | 'tags'>): Promise<FullGuide> {
-  let rendered: RenderedTexts | undefined;
-  if (app.config.guideCacheMb > 0) {
-    const titlesStamp = await cacheStamp(app.db, 'guide_titles');
-    rendered = storedRecords(app).renderedTexts(app.clock.now(), storedTtl(app.config), titlesStamp);
-  }
-  return (await buildFullRecordFor(app.db, app.config, await loadCurrentSource(app.db, row, known), user, rendered)).record;
 }
 
 /**

@@ -7,9 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
-import { fullGuideRecord, stepRecordById } from './guides.records.js';
-import type { GuideRow } from './guides.queries.js';
-import { changedGuideRecord } from './guides.cache.js';
+import { buildFullRecord, fullGuideRecord, stepRecordById } from './guides.records.js';
+import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
   type CommittedGuide, type GuideFields, type LineValues, type MediaValues,
@@ -70,12 +69,12 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
 
 /**
  * The full record of a guide as a change committed it, as the caller may see it: built
- * after the transaction from what it wrote, with the texts rendered before (a change
- * that leaves a text as it was does not render it again).
+ * after the transaction from the row it wrote and the prerequisites and tags its
+ * revision kept (none of them read again).
  */
 async function committedGuide(app: FastifyInstance, ctx: GuideContext, committed: CommittedGuide | undefined) {
   if (!committed || committed.row.deleted) return currentGuide(app, ctx);
-  return changedGuideRecord(app, committed.row, ctx.user, committed);
+  return buildFullRecord(app.db, app.config, await loadCurrentSource(app.db, committed.row, committed), ctx.user);
 }
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */

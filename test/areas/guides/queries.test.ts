@@ -1,6 +1,6 @@
 // Full guide reads and lists cost a fixed number of queries, whatever the number of
 // steps, lines, images or rows: never one per step, line or row. An edit is a short
-// transaction that writes the guide's row once, and its answer renders nothing it need not.
+// transaction that writes the guide's row once, and its answer reads nothing it wrote again.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
@@ -92,7 +92,6 @@ describe('query counts of writes', () => {
       revisionids = { ...revisionids, [guideid]: res.json().revisionid };
       return res.json();
     };
-    // A first edit of each renders and stores its texts; a read stores its record.
     await edit(small.guideid, { summary: 'first' });
     await edit(big.guideid, { summary: 'first' });
     await flushStoredRecords(t.app);
@@ -106,14 +105,16 @@ describe('query counts of writes', () => {
     const trx = transactionOf(a);
     expect(trx.length).toBeLessThanOrEqual(8);
     expect(trx.filter((q) => /^update "guides" set/.test(q) && !/^update "guides" set "cache_stamp" = "cache_stamp"/.test(q))).toHaveLength(1);
-    // Nothing after the commit reads the guide's row again, nor renders its texts (one lookup of those stored).
-    expect(a.slice(a.indexOf(trx[trx.length - 1])).filter((q) => /from "guides" where "guideid" = (\?|\$\d+) and "langid" = (\?|\$\d+)/.test(q))).toHaveLength(0);
+    // Nothing after the commit reads the guide's row, its prerequisites or its tags again.
+    const after = a.slice(a.indexOf(trx[trx.length - 1]));
+    expect(after.filter((q) => /from "guides" where "guideid" = (\?|\$\d+) and "langid" = (\?|\$\d+)/.test(q))).toHaveLength(0);
+    expect(after.filter((q) => /select "prereq_guideid" from "guide_prereqs"|from "doc_tags"/.test(q))).toHaveLength(0);
     expect(a.length).toBeLessThanOrEqual(24);
     expect(answer.summary).toBe('second');
     expect((await t.get(`/guides/${small.guideid}`, { token: author.token })).json()).toEqual(answer);
   });
 
-  it('PATCH /guides/{id} that changes the texts: the answer renders them, as a read does', async () => {
+  it('PATCH /guides/{id} that changes the texts and the prerequisites: the answer shows them, as a read does, and so does the revision', async () => {
     const prereq = await makePublishedGuide(t, author);
     const g = await richGuide(2);
     const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { introduction: `Now see [guide|${prereq.guideid}] first.`, prerequisites: [prereq.guideid] } });
