@@ -8,6 +8,7 @@ import { forbidden } from '../../http/errors.js';
 import { readsEveryGuide, guideAccess } from '../shared/guide-access.js';
 import type { GuideRow } from '../guides/guides.queries.js';
 import type { CommentContext } from './comments.schemas.js';
+import { prepared } from '../../db/prepared.js';
 
 export interface ContextTarget {
   /** Becomes the comment's title. */
@@ -28,11 +29,13 @@ const wikiResolver = (info: boolean): Resolver => async (db, id) => {
 
 /** The guide in `langid` when given, else in the preferred language, else any; not deleted. */
 async function guideIn(db: Kysely<Database>, guideid: number, langid: string | null, preferLang: string): Promise<GuideRow | undefined> {
-  let q = db.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('deleted', '=', 0);
-  if (langid) q = q.where('langid', '=', langid);
-  const rows = await q.orderBy('langid').execute();
-  return rows.find((r) => r.langid === preferLang) ?? rows[0];
+  // The common case is one prepared primary-key lookup (every comment on a guide asks it).
+  const [row] = await guideRowIn(db, { guideid, langid: langid ?? preferLang });
+  if (row || langid) return row;
+  return db.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('deleted', '=', 0).orderBy('langid').limit(1).executeTakeFirst();
 }
+const guideRowIn = prepared<{ guideid: number; langid: string }, GuideRow>('comment_guide_row', (db, arg) =>
+  db.selectFrom('guides').selectAll().where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '=', 0));
 
 const resolvers: Record<CommentContext, Resolver> = {
   wiki: wikiResolver(false),

@@ -7,10 +7,11 @@ import type { Config } from '../../config.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { loadImageDetails, loadVideoDetails } from '../media/media-records.js';
 import { renderWikiTexts } from '../content/render.js';
-import type { CommentTable, PostTable } from './comments.tables.js';
+import type { CommentMediaTable, CommentTable, PostTable } from './comments.tables.js';
 import type { Comment, CommentAuthor, CommentContext, Post } from './comments.schemas.js';
 
 export type CommentRow = Selectable<CommentTable>;
+export type CommentMediaRow = Selectable<CommentMediaTable>;
 export type PostRow = Selectable<PostTable>;
 
 export function findComment(db: Kysely<Database>, commentid: number) {
@@ -137,18 +138,22 @@ export async function loadCommentAuthors(db: Kysely<Database>, config: Config, u
 /**
  * Comment records for rows already read, in batches: replies of the top-level ones
  * (in commentid order), authors, rendered texts and media, whatever the page size.
- * A reply among `rows` comes back as a reply (no media, no replies).
+ * A reply among `rows` comes back as a reply (no media, no replies). `created`: the rows
+ * were just written with these media rows (in order) and have no replies yet (nothing
+ * is read back).
  */
-export async function commentRecords(db: Kysely<Database>, config: Config, rows: CommentRow[]): Promise<Comment[]> {
+export async function commentRecords(db: Kysely<Database>, config: Config, rows: CommentRow[], created?: { media: CommentMediaRow[] }): Promise<Comment[]> {
   const topIds = rows.filter((r) => r.parentid === null).map((r) => r.commentid);
   const replies: CommentRow[] = [];
-  for (let i = 0; i < topIds.length; i += 500) {
+  for (let i = 0; !created && i < topIds.length; i += 500) {
     replies.push(...await db.selectFrom('comments').selectAll().where('parentid', 'in', topIds.slice(i, i + 500)).orderBy('commentid').execute());
   }
   const all = [...rows, ...replies];
-  const mediaRows = topIds.length
-    ? await db.selectFrom('comment_media').selectAll().where('commentid', 'in', topIds).orderBy('commentid').orderBy('orderby').execute()
-    : [];
+  const mediaRows = created
+    ? created.media.filter((m) => topIds.includes(m.commentid))
+    : topIds.length
+      ? await db.selectFrom('comment_media').selectAll().where('commentid', 'in', topIds).orderBy('commentid').orderBy('orderby').execute()
+      : [];
   const [authors, rendered, images, videos] = await Promise.all([
     loadCommentAuthors(db, config, all.map((r) => r.userid)),
     renderWikiTexts(db, config, all.map((r) => r.text_raw)),

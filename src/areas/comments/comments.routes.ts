@@ -117,10 +117,11 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       ...(b.media ?? []).map((m, i) => ({ kind: m.type, id: m.id, field: `media[${i}].id`, index: i })),
     ]);
     const now = clock.now();
-    const commentid = await createComment(db, {
+    const created = await createComment(db, {
       context, contextid, parentid: parent?.commentid ?? null, userid: user.userid, langid, title: parent?.title ?? target.title, text_raw: text, date: now,
     }, b.media ?? []);
-    return reply.status(201).send(await record(await existing(commentid)));
+    // The comment as written (no replies yet): nothing is read back.
+    return reply.status(201).send((await commentRecords(db, config, [created.row], { media: created.media }))[0]);
   });
 
   app.patch('/comments/:commentid', {

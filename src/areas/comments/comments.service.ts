@@ -4,19 +4,18 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
-import { deleteCommentsOn } from './comments.queries.js';
+import { deleteCommentsOn, type CommentMediaRow, type CommentRow } from './comments.queries.js';
 import type { CommentTable, PostTable } from './comments.tables.js';
 
 type Db = Kysely<Database>;
 
-/** A new comment with its media (top-level comments only); answers its id. */
-export function createComment(db: Db, values: Insertable<CommentTable>, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<number> {
+/** A new comment with its media (top-level comments only); answers its row and its media rows, as written. */
+export function createComment(db: Db, values: Insertable<CommentTable>, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<{ row: CommentRow; media: CommentMediaRow[] }> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.insertInto('comments').values(values).returning('commentid').executeTakeFirstOrThrow();
-    if (media.length) {
-      await trx.insertInto('comment_media').values(media.map((m, i) => ({ commentid: row.commentid, orderby: i, media_type: m.type, mediaid: m.id }))).execute();
-    }
-    return row.commentid;
+    const row = await trx.insertInto('comments').values(values).returningAll().executeTakeFirstOrThrow();
+    const mediaRows = media.map((m, i) => ({ commentid: row.commentid, orderby: i, media_type: m.type, mediaid: m.id }));
+    if (mediaRows.length) await trx.insertInto('comment_media').values(mediaRows).execute();
+    return { row, media: mediaRows };
   });
 }
 

@@ -7,10 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
-import { fullGuideRecord, stepRecordById } from './guides.records.js';
+import { buildFullRecord, fullGuideRecord, stepRecordById } from './guides.records.js';
+import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
-  commitGuideRevision, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
-  type GuideFields, type LineValues, type MediaValues,
+  commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
+  type CommittedGuide, type GuideFields, type LineValues, type MediaValues,
 } from './guides.service.js';
 import { writeFields, type FieldValues } from './guides.fields.js';
 import { answeringConflict, NothingToChange, unlessUnchanged } from '../content/revisions.js';
@@ -20,22 +21,33 @@ export interface ChangeOptions {
   /** The revisionid the client sent; undefined for changes that take none. */
   expected?: number;
   action: string;
+  /** Columns of the guide's row the change writes (given the change's time and the row as locked): written with the new revision. */
+  set?: (now: number, locked: GuideRow) => Updateable<GuideTable>;
+  /** The prerequisites, when `fn` writes them (the snapshot then does not read them back). */
+  prerequisites?: number[];
 }
 
 /**
  * Runs `fn` in one transaction: locks the guide's row (at the expected revision, else
  * 409 with the current guide, or the current step when `fn` finds its step stale),
- * applies the change and keeps the result as a new guide revision. Answers undefined
- * when `fn` throws NothingToChange.
+ * applies the change and keeps the result as a new guide revision, written with the
+ * change's columns (`opts.set`) in one statement. Answers undefined when `fn` throws
+ * NothingToChange. `fn` never writes the guide's row itself (its columns go in
+ * `opts.set`): the snapshot keeps the row as the lock found it, with `opts.set`.
  */
-export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
+export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<T | undefined> {
+  return (await changeGuideRow(app, ctx, opts, fn))?.out;
+}
+
+/** changeGuide, answering also the guide's row as committed. */
+async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<{ out: T | undefined; committed: CommittedGuide } | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
-    await lockGuide(trx, guideid, langid, now, opts.expected);
-    const out = await fn(trx, now);
-    await commitGuideRevision(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action);
-    return out;
+    const locked = await lockGuide(trx, guideid, langid, opts.expected);
+    const out = fn ? await fn(trx, now) : undefined;
+    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
+    return { out, committed };
   })), async (stale) => {
     if (stale.kind === 'step' && stale.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, stale.stepid);
@@ -55,38 +67,43 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
   return record;
 }
 
-/** Which row a change writes: the guide in the context's language. */
-const rowOf = (trx: Db, ctx: GuideContext) => trx.updateTable('guides').where('guideid', '=', ctx.row.guideid).where('langid', '=', ctx.row.langid);
+/**
+ * The full record of a guide as a change committed it, as the caller may see it: built
+ * after the transaction from the row it wrote and the prerequisites and tags its
+ * revision kept (none of them read again).
+ */
+async function committedGuide(app: FastifyInstance, ctx: GuideContext, committed: CommittedGuide | undefined) {
+  if (!committed || committed.row.deleted) return currentGuide(app, ctx);
+  return buildFullRecord(app.db, app.config, await loadCurrentSource(app.db, committed.row, committed), ctx.user);
+}
 
-/** PATCH: the validated fields (a first publish dates it) and the prerequisites. */
+/** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */
 export async function editGuide(app: FastifyInstance, ctx: GuideContext, expected: number, fields: GuideFields) {
-  await changeGuide(app, ctx, { expected, action: 'edit' }, async (trx, now) => {
-    const set: Updateable<GuideTable> = { ...fields.set };
-    if (set.public === 1 && ctx.row.published_date === null) set.published_date = now;
-    if (Object.keys(set).length) await rowOf(trx, ctx).set(set).execute();
-    if (fields.prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, fields.prerequisites);
-  });
+  const set = (now: number, locked: GuideRow): Updateable<GuideTable> => {
+    const out: Updateable<GuideTable> = { ...fields.set };
+    if (out.public === 1 && locked.published_date === null) out.published_date = now;
+    return out;
+  };
+  const prerequisites = fields.prerequisites;
+  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites }, prerequisites
+    ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
+    : undefined);
+  return committedGuide(app, ctx, done?.committed);
 }
 
 /** Publishes (dated the first time) or unpublishes the guide. */
 export async function setGuidePublic(app: FastifyInstance, ctx: GuideContext, expected: number, publish: boolean) {
-  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish' }, async (trx, now) => {
-    await rowOf(trx, ctx).set(publish ? { public: 1, published_date: ctx.row.published_date ?? now } : { public: 0 }).execute();
-  });
+  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish', set: (now, locked) => (publish ? { public: 1, published_date: locked.published_date ?? now } : { public: 0 }) });
 }
 
 /** Marks the guide deleted in its language; every revision is kept. */
 export async function deleteGuide(app: FastifyInstance, ctx: GuideContext, expected: number) {
-  await changeGuide(app, ctx, { expected, action: 'delete' }, async (trx, now) => {
-    await rowOf(trx, ctx).set({ deleted: 1, deleted_date: now }).execute();
-  });
+  await changeGuide(app, ctx, { expected, action: 'delete', set: (now) => ({ deleted: 1, deleted_date: now }) });
 }
 
 /** Restores a deleted guide, filed under `category` (checked by the caller). Takes no revisionid. */
 export async function restoreGuide(app: FastifyInstance, ctx: GuideContext, category: string) {
-  await changeGuide(app, ctx, { action: 'restore' }, async (trx) => {
-    await rowOf(trx, ctx).set({ deleted: 0, deleted_date: null, category }).execute();
-  });
+  await changeGuide(app, ctx, { action: 'restore', set: () => ({ deleted: 0, deleted_date: null, category }) });
 }
 
 /** Adds or removes a (checked) tag; nothing changes when the guide already has (or lacks) it. */

@@ -152,14 +152,15 @@ export async function loadCurrentSteps(db: Db, guideid: number, langid: string, 
 }
 
 /** The current state of a guide, as a source for its record. */
-export async function loadCurrentSource(db: Db, row: GuideRow): Promise<GuideSource> {
-  const [owner, steps, prereqs, tags] = await Promise.all([
+export async function loadCurrentSource(db: Db, row: GuideRow, known?: Pick<GuideSource, 'prereqIds' | 'tags'>): Promise<GuideSource> {
+  const [owner, steps, prereqIds, tags] = await Promise.all([
     db.selectFrom('users').select('username').where('userid', '=', row.userid).executeTakeFirst(),
     loadCurrentSteps(db, row.guideid, row.langid),
-    db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', row.guideid).where('langid', '=', row.langid).orderBy('orderby').execute(),
-    tagsOf(db, 'guide', row.guideid),
+    known?.prereqIds ?? db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', row.guideid).where('langid', '=', row.langid).orderBy('orderby').execute()
+      .then((rows) => rows.map((p) => p.prereq_guideid)),
+    known?.tags ?? tagsOf(db, 'guide', row.guideid),
   ]);
-  return { row, username: owner?.username ?? '', prereqIds: prereqs.map((p) => p.prereq_guideid), tags, steps };
+  return { row, username: owner?.username ?? '', prereqIds, tags, steps };
 }
 
 /** A kept revision of a guide, as a source for its record; undefined when it is not one of the guide's. */

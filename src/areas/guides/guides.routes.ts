@@ -188,8 +188,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const fields = await validateGuideFields(db, ctx.user!, request.body, ctx.row);
-    await editGuide(app, ctx, request.query.revisionid, fields);
-    return currentGuide(app, ctx);
+    return editGuide(app, ctx, request.query.revisionid, fields);
   });
 
   app.delete('/guides/:guideid', {

@@ -18,13 +18,21 @@ import type { GuideRow } from './guides.queries.js';
 import { pickColumns } from '../../db/helpers.js';
 import { guideRowReadable } from './guides.access.js';
 import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
-import { lockedAtRevision, StaleRevision } from '../content/revisions.js';
+import { StaleRevision } from '../content/revisions.js';
 
-/** Locks the guide's row; with `expected`, only when it is at that revision (else StaleRevision). */
-export async function lockGuide(trx: Db, guideid: number, langid: string, now: number, expected?: number): Promise<void> {
-  let q = trx.updateTable('guides').set({ modified_date: now }).where('guideid', '=', guideid).where('langid', '=', langid);
+/**
+ * Locks the guide's row; with `expected`, only when it is at that revision (else
+ * StaleRevision). The lock is a write that changes nothing (no trigger of the row's
+ * stamps fires: they fire once, when `commitGuideRevisionRow` writes the change and the
+ * revision, just before the commit, so that concurrent writers of other guides hold the
+ * stamps' rows as briefly as possible). Answers the row as it is.
+ */
+export async function lockGuide(trx: Db, guideid: number, langid: string, expected?: number): Promise<GuideRow> {
+  let q = trx.updateTable('guides').set((eb) => ({ cache_stamp: eb.ref('cache_stamp') })).where('guideid', '=', guideid).where('langid', '=', langid);
   if (expected !== undefined) q = q.where('revisionid', '=', expected);
-  lockedAtRevision(await q.executeTakeFirst());
+  const row = await q.returningAll().executeTakeFirst();
+  if (!row) throw new StaleRevision();
+  return row;
 }
 
 /** Locks the step's row at the expected revision, else StaleRevision naming the step (the 409 carries the step). */
@@ -46,30 +54,61 @@ function snapshotFields(row: GuideRow): GuideSnapshotFields {
   };
 }
 
-async function guideSnapshot(trx: Db, guideid: number, langid: string): Promise<GuideSnapshot> {
-  const row = await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
-  const prereqs = await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute();
+/** What the transaction already knows of the guide, so that its snapshot does not read it again. */
+export interface KnownGuideState {
+  /** The guide's row as the transaction found it (lockGuide's answer; nothing wrote it since). */
+  row?: GuideRow;
+  /** Columns of the row the change writes (with the revision, in one statement). */
+  set?: Updateable<GuideTable>;
+  /** The prerequisites, when the transaction has just written them. */
+  prerequisites?: number[];
+}
+
+async function guideSnapshot(trx: Db, guideid: number, langid: string, now: number, known: KnownGuideState): Promise<GuideSnapshot> {
+  const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
+  const prerequisites = known.prerequisites
+    ?? (await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute()).map((p) => p.prereq_guideid);
   const steps = await trx.selectFrom('guide_steps').select(['stepid', 'revisionid']).where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').orderBy('stepid').execute();
   const tags = await tagsOf(trx, 'guide', guideid);
   return {
     fields: snapshotFields(row),
     deleted: row.deleted === 1,
-    prerequisites: prereqs.map((p) => p.prereq_guideid),
+    prerequisites,
     tags,
     steps,
   };
 }
 
 /** Keeps the guide's current state as a new revision; returns its revisionid. */
-export async function commitGuideRevision(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string): Promise<number> {
-  const snapshot = await guideSnapshot(trx, guideid, langid);
+export async function commitGuideRevision(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<number> {
+  return (await commitGuideRevisionRow(trx, guideid, langid, userid, now, action, known)).row.revisionid;
+}
+
+/** A guide as a change committed it: its row, and the prerequisites and tags its revision keeps. */
+export interface CommittedGuide {
+  row: GuideRow;
+  prereqIds: number[];
+  tags: string[];
+}
+
+/**
+ * Keeps the guide's current state (with `known.set` written) as a new revision and makes
+ * it current, with the image of its first step, in one statement; answers the guide as
+ * committed.
+ */
+export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<CommittedGuide> {
+  const snapshot = await guideSnapshot(trx, guideid, langid, now, known);
   const rev = await trx.insertInto('guide_revisions').values({ guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
     .returning('revisionid').executeTakeFirstOrThrow();
-  const first = await trx.selectFrom('guide_step_images as i').innerJoin('guide_steps as s', 's.stepid', 'i.stepid').select('i.imageid')
-    .where('s.guideid', '=', guideid).where('s.langid', '=', langid).orderBy('s.orderby').orderBy('s.stepid').orderBy('i.orderby').limit(1).executeTakeFirst();
-  await trx.updateTable('guides').set({ revisionid: rev.revisionid, modified_date: now, step_imageid: first?.imageid ?? null })
-    .where('guideid', '=', guideid).where('langid', '=', langid).execute();
-  return rev.revisionid;
+  // The first step's first image, in the same statement (null when no step has one).
+  const row = await trx.updateTable('guides').set((eb) => ({
+    ...known.set,
+    revisionid: rev.revisionid,
+    modified_date: now,
+    step_imageid: eb.selectFrom('guide_step_images as i').innerJoin('guide_steps as s', 's.stepid', 'i.stepid').select('i.imageid')
+      .where('s.guideid', '=', guideid).where('s.langid', '=', langid).orderBy('s.orderby').orderBy('s.stepid').orderBy('i.orderby').limit(1),
+  })).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
+  return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags };
 }
 
 async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {

@@ -88,6 +88,25 @@ describe('POST /comments/{context}/{contextid}', () => {
     expect(bad.json().errors[0]).toMatchObject({ field: 'media[1].id', index: 1 });
     expect(await t.db.selectFrom('comments').select('commentid').where('text_raw', '=', 'look at this').execute()).toEqual([]);
   });
+
+  it('answers the comment as written, as GET /comments/{id} then reads it (with media, and as a reply), reading nothing back', async () => {
+    const img = await t.db.insertInto('images').values({ guid: unique('img'), userid: user.userid, width: 640, height: 480, mime: 'image/png', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
+    const sql: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { sql.push(e.query.sql); });
+    let top: any;
+    try {
+      top = await makeComment(t, user, 'wiki', wiki.wikiid, { text: 'See [b]this[/b]', media: [{ type: 'image', id: img.imageid }] });
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(sql.filter((q) => /^select .* from "comments"/.test(q) || /from "comment_media"/.test(q))).toEqual([]);
+    // The transaction: begin, the comment (returning its row), its media, commit.
+    expect(sql.slice(sql.findIndex((q) => /^begin/i.test(q)), sql.findIndex((q) => /^commit/i.test(q)) + 1)).toHaveLength(4);
+    expect(top.media).toHaveLength(1);
+    expect((await t.get(`/comments/${top.commentid}`)).json()).toEqual(top);
+    const reply = await makeComment(t, author, 'wiki', wiki.wikiid, { parentid: top.commentid, text: 'An answer' });
+    expect((await t.get(`/comments/${reply.commentid}`)).json()).toEqual(reply);
+  });
 });
 
 describe('replies', () => {

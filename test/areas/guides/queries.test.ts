@@ -1,5 +1,6 @@
 // Full guide reads and lists cost a fixed number of queries, whatever the number of
-// steps, lines, images or rows: never one per step, line or row.
+// steps, lines, images or rows: never one per step, line or row. An edit is a short
+// transaction that writes the guide's row once, and its answer reads nothing it wrote again.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
@@ -12,14 +13,28 @@ const t = appForFile({}, async () => {
 });
 
 async function countQueries(fn: () => Promise<unknown>): Promise<number> {
-  let n = 0;
-  t.app.dbHandle.setQueryListener!(() => { n++; });
+  return (await queriesOf(fn)).length;
+}
+
+/** The SQL of every query `fn` runs, in order. */
+async function queriesOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const out: string[] = [];
+  t.app.dbHandle.setQueryListener!((e) => { out.push(e.query.sql); });
   try {
     await fn();
   } finally {
     t.app.dbHandle.setQueryListener!(null);
   }
-  return n;
+  return out;
+}
+
+/** The statements of the one transaction among `sql`, its begin and commit included. */
+function transactionOf(sql: string[]): string[] {
+  const begin = sql.findIndex((q) => /^begin/i.test(q));
+  const commit = sql.findIndex((q) => /^commit/i.test(q));
+  expect(begin).toBeGreaterThanOrEqual(0);
+  expect(sql.filter((q) => /^begin/i.test(q))).toHaveLength(1);
+  return sql.slice(begin, commit + 1);
 }
 
 async function richGuide(steps: number) {
@@ -81,5 +96,53 @@ describe('query counts', () => {
     const b = await countQueries(() => t.get(`/guides/${big.guideid}?revisionid=${rb}`));
     expect(b).toBe(a);
     expect((await t.get(`/guides/${big.guideid}?revisionid=${rb}`)).json().steps).toHaveLength(8);
+  });
+});
+
+describe('query counts of writes', () => {
+  it('PATCH /guides/{id}: a short transaction that writes the guide row once, a fixed number of queries for 1 step and for 12, and the answer a read then gives', async () => {
+    const small = await richGuide(1);
+    const big = await richGuide(12);
+    let revisionids = { [small.guideid]: small.revisionid, [big.guideid]: big.revisionid };
+    const edit = async (guideid: number, body: object) => {
+      const res = await t.patch(`/guides/${guideid}?revisionid=${revisionids[guideid]}`, { token: author.token, body });
+      expect(res.statusCode).toBe(200);
+      revisionids = { ...revisionids, [guideid]: res.json().revisionid };
+      return res.json();
+    };
+    await edit(small.guideid, { summary: 'first' });
+    await edit(big.guideid, { summary: 'first' });
+    await flushStoredRecords(t.app);
+    let answer: any;
+    const a = await queriesOf(async () => { answer = await edit(small.guideid, { summary: 'second' }); });
+    const b = await queriesOf(() => edit(big.guideid, { summary: 'second' }));
+    await flushStoredRecords(t.app);
+    expect(b.length).toBe(a.length);
+    // The lock (a write that changes nothing), the prerequisites, steps and tags the
+    // revision keeps, the revision, and the one statement that writes the change with it.
+    const trx = transactionOf(a);
+    expect(trx.length).toBeLessThanOrEqual(8);
+    expect(trx.filter((q) => /^update "guides" set/.test(q) && !/^update "guides" set "cache_stamp" = "cache_stamp"/.test(q))).toHaveLength(1);
+    // Nothing after the commit reads the guide's row, its prerequisites or its tags again.
+    const after = a.slice(a.indexOf(trx[trx.length - 1]));
+    expect(after.filter((q) => /from "guides" where "guideid" = (\?|\$\d+) and "langid" = (\?|\$\d+)/.test(q))).toHaveLength(0);
+    expect(after.filter((q) => /select "prereq_guideid" from "guide_prereqs"|from "doc_tags"/.test(q))).toHaveLength(0);
+    expect(a.length).toBeLessThanOrEqual(24);
+    expect(answer.summary).toBe('second');
+    expect((await t.get(`/guides/${small.guideid}`, { token: author.token })).json()).toEqual(answer);
+  });
+
+  it('PATCH /guides/{id} that changes the texts and the prerequisites: the answer shows them, as a read does, and so does the revision', async () => {
+    const prereq = await makePublishedGuide(t, author);
+    const g = await richGuide(2);
+    const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { introduction: `Now see [guide|${prereq.guideid}] first.`, prerequisites: [prereq.guideid] } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().introduction_rendered).toContain(`/${prereq.guideid}`);
+    expect(res.json().prerequisites.map((p: any) => p.guideid)).toEqual([prereq.guideid]);
+    await flushStoredRecords(t.app);
+    expect((await t.get(`/guides/${g.guideid}`, { token: author.token })).json()).toEqual(res.json());
+    // The revision keeps the prerequisites written in the same transaction.
+    const rev = await t.get(`/guides/${g.guideid}?revisionid=${res.json().revisionid}`, { token: author.token });
+    expect(rev.json().prerequisites.map((p: any) => p.guideid)).toEqual([prereq.guideid]);
   });
 });
