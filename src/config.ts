@@ -183,7 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
-    guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 96),
+    guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 80),
     guideCacheTtl,
     adminEmail: env.ADMIN_EMAIL || 'admin@example.com',
     adminPassword: env.ADMIN_PASSWORD || '',

@@ -3,13 +3,13 @@
 // write through one process is never read stale through another. And WEB_CONCURRENCY=N
 // runs N processes on one port behind one supervisor that migrates and seeds once and
 // shuts them down gracefully. Both databases (a database of its own on PostgreSQL).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, login, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
+import { call, login, startServer, SERVER_MALLOC_ENV, SERVER_NODE_FLAGS, type ServerProcess } from '../../bench/lib/server-process.js';
 import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
 
 const PG = process.env.TEST_DATABASE_URL;
@@ -105,6 +105,19 @@ function freshGet(url: string, path: string): Promise<{ status: number; body: st
   });
 }
 
+/** The live processes whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
+    try {
+      const fields = readFileSync(`/proc/${n}/stat`, 'latin1');
+      const rest = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+      return rest[0] !== 'Z' && Number(rest[1]) === pid;
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
 describe('WEB_CONCURRENCY', () => {
   it('runs that many server processes on one port, migrated and seeded once, and stops them all gracefully', async () => {
     const server = await startServer({ databaseUrl: await newDatabase('cluster'), dataDir: dir, env: { WEB_CONCURRENCY: '2' } });
@@ -116,6 +129,14 @@ describe('WEB_CONCURRENCY', () => {
       const answers = await Promise.all(Array.from({ length: 20 }, () => freshGet(server.url, '/guides?limit=5')));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+      // node:cluster starts them with the supervisor's node flags and environment (what bounds their memory).
+      const workers = childrenOf(server.proc.pid!);
+      expect(workers).toHaveLength(2);
+      for (const pid of workers) {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        for (const flag of SERVER_NODE_FLAGS) expect(args).toContain(flag);
+        expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(`MALLOC_ARENA_MAX=${SERVER_MALLOC_ENV.MALLOC_ARENA_MAX}`);
+      }
     } finally {
       await server.stop();
     }

@@ -4,7 +4,8 @@
 // between them) and the end. Made with PDFKit; text is set in DejaVu Sans (from the
 // dejavu-fonts-ttf package), embedded, so any Unicode text prints.
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
+import type PDFKitDocument from 'pdfkit';
+import { lazyRequire } from '../../lazy-require.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { parseJson } from '../guides/guides.queries.js';
@@ -15,6 +16,9 @@ const require = createRequire(import.meta.url);
 /** The font file, resolved through the package (no path under node_modules written by hand). */
 export const FONT_PATH = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
 export const FONT_BOLD_PATH = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
+
+/** PDFKit, loaded with the first PDF (lazy-require.ts). */
+const PDFDocument = lazyRequire<typeof PDFKitDocument>('pdfkit');
 
 const when = (t: number | null | undefined) => (t == null ? '-' : `${new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
 
@@ -29,7 +33,7 @@ export async function workLogPdf(db: Kysely<Database>, now: number, row: WorkLog
   const users = userids.length ? await db.selectFrom('users').select(['userid', 'username']).where('userid', 'in', userids).execute() : [];
   const name = (id: number | null | undefined) => (id == null ? '-' : users.find((u) => u.userid === id)?.username ?? `user ${id}`);
 
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Work log entry ${row.entryid}`, Producer: 'Content Platform API' } });
+  const doc = new (PDFDocument())({ size: 'A4', margin: 50, info: { Title: `Work log entry ${row.entryid}`, Producer: 'Content Platform API' } });
   doc.registerFont('body', FONT_PATH);
   doc.registerFont('bold', FONT_BOLD_PATH);
   const chunks: Buffer[] = [];

@@ -1,14 +1,16 @@
 // Image work with sharp: reading an upload (dimensions, orientation, EXIF), the size
 // variants (made on first request, then kept in the blob store), and edits (crop and
 // markup drawn as an SVG overlay onto a new image).
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import exifReader from 'exif-reader';
 import type { ImageVariant } from './image-object.js';
 import type { Config } from '../../config.js';
 import { invalidField } from '../../http/errors.js';
 import { imageQueue } from './image-queue.js';
+import { lazyRequire } from '../../lazy-require.js';
 
-sharp.cache(false);
+/** sharp (libvips), loaded with the first image (lazy-require.ts), its cache off. */
+export const sharpLib = lazyRequire<typeof import('sharp').default>('sharp', (sharp) => sharp.cache(false));
 
 /**
  * The box of each size variant. `cover`: exactly that size, scaled to fill and cut to
@@ -68,7 +70,7 @@ function encode(img: Sharp, format: 'jpeg' | 'png' | 'webp') {
   return img.png({ compressionLevel: 6 });
 }
 
-const input = (path: string | Buffer) => sharp(path, { limitInputPixels: limits.inputPixels, failOn: 'error' });
+const input = (path: string | Buffer) => sharpLib()(path, { limitInputPixels: limits.inputPixels, failOn: 'error' });
 
 /** Makes one variant of the original at `path` (in the image queue). */
 export async function makeVariant(path: string, mime: string, variant: Exclude<ImageVariant, 'original'>, width: number, height: number): Promise<Buffer> {

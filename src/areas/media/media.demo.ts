@@ -2,7 +2,7 @@
 // the back of a phone with its screws, tools on a work mat, and a battery connector.
 // Stored as the author's library images; their ids go to ctx.ids.demoImage1.. for the
 // guides seeder (which runs after this one).
-import sharp from 'sharp';
+import { sharpLib } from './images.js';
 import type { DemoContext } from '../area.js';
 import { storeGeneratedImage } from './media.service.js';
 
@@ -118,7 +118,7 @@ async function photo(svg: string, seed: number): Promise<Buffer> {
     noise[i * 4 + 2] = v;
     noise[i * 4 + 3] = 14;
   }
-  return sharp(Buffer.from(svg))
+  return sharpLib()(Buffer.from(svg))
     .composite([{ input: noise, raw: { width: W, height: H, channels: 4 }, blend: 'over' }])
     .blur(0.6)
     .jpeg({ quality: 86 })

@@ -6,8 +6,12 @@
 // an order, so the in-order answer is the one counted (through onIsAnswerCorrect), compared
 // with the answer as submitted: survey-core fills a ranking given a non-array with its
 // choices' order, which would make any malformed answer "correct".
-import { ConditionsParser, Model, type Question } from 'survey-core';
+import type { Model, Question } from 'survey-core';
+import { lazyRequire } from '../../lazy-require.js';
 import type { FieldError } from '../../http/errors.js';
+
+/** survey-core, loaded with the first quiz checked or scored (lazy-require.ts). */
+const surveyCore = lazyRequire<typeof import('survey-core')>('survey-core');
 
 /** Question types a quiz may hold; html and image are media (not counted in nonMediaQuestionsCount). */
 export const QUESTION_TYPES = ['radiogroup', 'dropdown', 'checkbox', 'tagbox', 'text', 'comment', 'rating', 'boolean', 'ranking', 'html', 'image'] as const;
@@ -90,7 +94,7 @@ export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError
   elements.forEach((el: Record<string, unknown>, i) => {
     for (const [key, value] of Object.entries(el)) {
       if (!key.endsWith('If')) continue;
-      if (typeof value !== 'string' || !new ConditionsParser().parseExpression(value)) {
+      if (typeof value !== 'string' || !new (surveyCore().ConditionsParser)().parseExpression(value)) {
         errors.push({ field: `${field}.elements[${i}].${key}`, code: 'invalid_value', message: `Element ${i}: ${key} is not a valid SurveyJS expression.`, index: i });
       }
     }
@@ -100,11 +104,11 @@ export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError
   // property it cannot even load is found by loading each element alone.
   let model: Model;
   try {
-    model = new Model(json);
+    model = new (surveyCore().Model)(json);
   } catch {
     elements.forEach((el, i) => {
       try {
-        new Model({ elements: [el] });
+        new (surveyCore().Model)({ elements: [el] });
       } catch (e) {
         errors.push({ field: `${field}.elements[${i}]`, code: 'invalid_value', message: `Element ${i}: SurveyJS cannot load it (${e instanceof Error ? e.message : 'error'}).`, index: i });
       }
@@ -142,7 +146,7 @@ function rankingCorrect(given: unknown, correct: unknown): boolean {
 }
 
 function quizModel(json: QuizJson, data: Record<string, unknown>): Model {
-  const model = new Model(json);
+  const model = new (surveyCore().Model)(json);
   model.onIsAnswerCorrect.add((_sender, options) => {
     const q = (options as unknown as { question: Question }).question;
     if (q.getType() === 'ranking') options.result = rankingCorrect(data[q.name], q.correctAnswer);

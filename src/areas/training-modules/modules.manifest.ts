@@ -2,7 +2,10 @@
 // not expanded): the SCORM version, the title, the manifest's `version` attribute and the
 // launch file, found through organizations/@default -> its first item with an
 // identifierref -> the resource with that identifier -> its href (under xml:base).
-import { XMLParser } from 'fast-xml-parser';
+import { lazyRequire } from '../../lazy-require.js';
+
+/** fast-xml-parser, loaded with the first package read (lazy-require.ts). */
+const xmlParser = lazyRequire<typeof import('fast-xml-parser')>('fast-xml-parser');
 
 export interface ManifestInfo {
   scorm_version: '1.2' | '2004';
@@ -35,7 +38,7 @@ function firstLaunchItem(items: Node[], budget: { left: number }): Node | null {
 export function parseManifest(xml: string): ManifestInfo {
   let doc: Node;
   try {
-    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false, parseTagValue: false, parseAttributeValue: false });
+    const parser = new (xmlParser().XMLParser)({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false, parseTagValue: false, parseAttributeValue: false });
     doc = parser.parse(xml, true) as Node;
   } catch (err) {
     throw new ManifestError(`imsmanifest.xml is not well-formed XML (${(err as Error).message.split('\n')[0]}).`);

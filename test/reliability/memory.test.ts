@@ -1,0 +1,81 @@
+// What bounds the server's memory besides its caches (docs/ARCHITECTURE.md, "Memory"):
+// the node flags and the malloc setting it runs with (the same for `npm start`, the
+// benchmark and these tests), the packages it loads only when a request needs them, and
+// SQLite's page cache. Both databases (a database of its own on PostgreSQL).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, SERVER_MALLOC_ENV, SERVER_NODE_FLAGS, startServer } from '../../bench/lib/server-process.js';
+import { openDatabase, SQLITE_CACHE_KB } from '../../src/db/database.js';
+import { lazyRequire } from '../../src/lazy-require.js';
+import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
+
+const PG = process.env.TEST_DATABASE_URL;
+const dir = mkdtempSync(join(tmpdir(), 'cp-memory-'));
+const databases: string[] = [];
+
+async function newDatabase(name: string): Promise<string> {
+  if (!PG) return `sqlite:${join(dir, `${name}.sqlite`)}`;
+  const db = `cp_${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${db}`);
+  databases.push(db);
+  return withDatabase(PG, db);
+}
+
+afterAll(async () => {
+  for (const db of databases) await dropDatabase(db).catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the server process', () => {
+  it('npm start runs node with the flags and the malloc setting that the benchmark and the tests start it with', () => {
+    const start = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+    const env = Object.entries(SERVER_MALLOC_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
+    expect(start).toContain(`&& ${env} node ${SERVER_NODE_FLAGS.join(' ')} dist/server.js`);
+  });
+
+  it('runs with them, and an idle server has not loaded the image library (sharp and libvips load with the first image)', async () => {
+    const server = await startServer({ databaseUrl: await newDatabase('idle'), dataDir: dir, env: { SEED_DEMO: 'false' } });
+    try {
+      const pid = server.proc.pid!;
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      for (const flag of SERVER_NODE_FLAGS) expect(args).toContain(flag);
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const [k, v] of Object.entries(SERVER_MALLOC_ENV)) expect(environ).toContain(`${k}=${v}`);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      const maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
+      expect(maps).toMatch(/better_sqlite3\.node|libc/);
+      expect(maps).not.toMatch(/libvips/);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
+
+describe('lazyRequire', () => {
+  it('loads a package on the first call only, and runs its init once', () => {
+    const inits: unknown[] = [];
+    const path = lazyRequire<typeof import('node:path')>('node:path', (m) => inits.push(m));
+    expect(inits).toEqual([]);
+    const first = path();
+    expect(first.join('a', 'b')).toBe(join('a', 'b'));
+    expect(path()).toBe(first);
+    expect(inits).toEqual([first]);
+  });
+});
+
+describe.skipIf(Boolean(PG))("SQLite's page cache", () => {
+  it(`is ${SQLITE_CACHE_KB / 1024} MB per connection`, async () => {
+    const handle = openDatabase(await newDatabase('pages'));
+    try {
+      const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(handle.db);
+      expect(rows[0].cache_size).toBe(-SQLITE_CACHE_KB);
+      expect(SQLITE_CACHE_KB).toBe(16 * 1024);
+    } finally {
+      await handle.destroy();
+    }
+  });
+});
