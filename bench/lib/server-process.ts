@@ -41,7 +41,7 @@ export interface ServerProcess {
  * "Memory"): a young generation of 2 × 4 MB instead of 2 × 16 MB, and the old generation
  * let grow 20 % past what a full collection left alive instead of up to 4 times it.
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=20'];
 /**
  * Set in the server's environment by `npm start` too: glibc's malloc keeps at most two
  * arenas (by default up to 8 per core, one per thread that allocates: V8's helper threads
