@@ -2,33 +2,16 @@
 // the node flags and the malloc setting it runs with (the same for `npm start`, the
 // benchmark and these tests), the packages it loads only when a request needs them, and
 // SQLite's page cache. Both databases (a database of its own on PostgreSQL).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, SERVER_MALLOC_ENV, SERVER_NODE_FLAGS, startServer } from '../../bench/lib/server-process.js';
 import { openDatabase, SQLITE_CACHE_KB } from '../../src/db/database.js';
 import { lazyRequire } from '../../src/lazy-require.js';
-import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
+import { scratchDatabases } from '../helpers/scratch-databases.js';
 
-const PG = process.env.TEST_DATABASE_URL;
-const dir = mkdtempSync(join(tmpdir(), 'cp-memory-'));
-const databases: string[] = [];
-
-async function newDatabase(name: string): Promise<string> {
-  if (!PG) return `sqlite:${join(dir, `${name}.sqlite`)}`;
-  const db = `cp_${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${db}`);
-  databases.push(db);
-  return withDatabase(PG, db);
-}
-
-afterAll(async () => {
-  for (const db of databases) await dropDatabase(db).catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, newDatabase } = scratchDatabases('memory');
 
 describe('the server process', () => {
   it('npm start runs node with the flags and the malloc setting that the benchmark and the tests start it with', () => {
@@ -67,7 +50,7 @@ describe('lazyRequire', () => {
   });
 });
 
-describe.skipIf(Boolean(PG))("SQLite's page cache", () => {
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("SQLite's page cache", () => {
   it(`is ${SQLITE_CACHE_KB / 1024} MB per connection`, async () => {
     const handle = openDatabase(await newDatabase('pages'));
     try {

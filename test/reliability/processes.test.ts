@@ -3,31 +3,13 @@
 // write through one process is never read stale through another. And WEB_CONCURRENCY=N
 // runs N processes on one port behind one supervisor that migrates and seeds once and
 // shuts them down gracefully. Both databases (a database of its own on PostgreSQL).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startServer, SERVER_MALLOC_ENV, SERVER_NODE_FLAGS, type ServerProcess } from '../../bench/lib/server-process.js';
-import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
+import { scratchDatabases } from '../helpers/scratch-databases.js';
 
-const PG = process.env.TEST_DATABASE_URL;
-const dir = mkdtempSync(join(tmpdir(), 'cp-processes-'));
-const databases: string[] = [];
-
-async function newDatabase(name: string): Promise<string> {
-  if (!PG) return `sqlite:${join(dir, `${name}.sqlite`)}`;
-  const db = `cp_${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${db}`);
-  databases.push(db);
-  return withDatabase(PG, db);
-}
-
-afterAll(async () => {
-  for (const db of databases) await dropDatabase(db).catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, newDatabase } = scratchDatabases('processes');
 
 describe('two server processes on one database', () => {
   const servers: ServerProcess[] = [];

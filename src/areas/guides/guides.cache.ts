@@ -31,25 +31,19 @@ import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
+import { perDatabase } from '../shared/per-database.js';
 import type { RenderedTexts } from './guides.records.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
 
 export { ByteLru, sendKept } from '../shared/byte-cache.js';
 
 interface Caches { guides: ByteLru; lists: ByteLru }
-const caches = new WeakMap<object, Caches>();
-
-/** The caches of one app (tests build several apps in one process). */
-export function guideCaches(app: FastifyInstance): Caches {
-  let c = caches.get(app.db);
-  if (!c) {
-    const mb = app.config.guideCacheMb;
-    const ttl = app.config.guideCacheTtl;
-    c = { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
-    caches.set(app.db, c);
-  }
-  return c;
-}
+/** The caches of one app: guide records (GUIDE_CACHE_MB) and list pages (an eighth of it). */
+export const guideCaches = perDatabase((app): Caches => {
+  const mb = app.config.guideCacheMb;
+  const ttl = app.config.guideCacheTtl;
+  return { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
+});
 
 /** Marks a guide's cached records stale, in every process sharing the database. */
 export async function invalidateGuide(db: Kysely<Database>, guideid: number): Promise<void> {

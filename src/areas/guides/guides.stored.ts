@@ -32,6 +32,7 @@ import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { signerId } from '../media/media.urls.js';
+import { perDatabase } from '../shared/per-database.js';
 import { DeferredWriter, packRecord, unpackRecord } from '../shared/stored-bytes.js';
 
 export { storedTtl, unpackRecord } from '../shared/stored-bytes.js';
@@ -200,17 +201,8 @@ export function builderOf(config: Config): string {
   return createHash('sha256').update(JSON.stringify([signerId(config), config.publicUrl, config.languages, config.mediaUrlTtl])).digest('base64url').slice(0, 16);
 }
 
-const stores = new WeakMap<object, Store>();
-
 /** The stored records of one app (its queue and counters), per database like the process caches. */
-export function storedRecords(app: FastifyInstance): Store {
-  let s = stores.get(app.db);
-  if (!s) {
-    s = new Store(app.db, app.log, builderOf(app.config));
-    stores.set(app.db, s);
-  }
-  return s;
-}
+export const storedRecords = perDatabase((app): Store => new Store(app.db, app.log, builderOf(app.config)));
 
 /** Called when the guides' routes are registered: what is queued is written when the app closes. */
 export function registerStoredRecords(app: FastifyInstance) {

@@ -8,6 +8,7 @@ import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
 import { prepared } from '../../db/prepared.js';
 import { readsEveryGuide } from './guide-access.js';
+import { perDatabase } from './per-database.js';
 
 export interface Entry {
   key: string;
@@ -148,7 +149,6 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   return entry;
 }
 
-const answerCaches = new WeakMap<object, ByteLru>();
 /** Two `cache_stamps` rows: one prepared statement (db/prepared.ts), no query building per hit. */
 const stampRows = prepared<{ a: string; b: string }, { key: string; stamp: number }>('answer_stamps',
   (db, arg) => db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', [arg('a'), arg('b')]));
@@ -168,12 +168,5 @@ export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyRe
   return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, of(stamps[1]), of(stamps[0]), build);
 }
 
-/** The answers' cache of one app (tests build several apps in one process): GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
-export function answerCache(app: FastifyInstance): ByteLru {
-  let c = answerCaches.get(app.db);
-  if (!c) {
-    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl);
-    answerCaches.set(app.db, c);
-  }
-  return c;
-}
+/** The answers' cache of one app: GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
+export const answerCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl));

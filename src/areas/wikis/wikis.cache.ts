@@ -32,6 +32,7 @@ import { DeferredWriter, packRecord, storedTtl, unpackRecord } from '../shared/s
 import { builderOf } from '../guides/guides.stored.js';
 import { canEditWiki } from './wikis.queries.js';
 import type { WikiFull } from './wikis.schemas.js';
+import { perDatabase } from '../shared/per-database.js';
 import type { WikiRecordTable } from './wikis.tables.js';
 
 /** What a read of a wiki looks up first: what vouches for its kept bytes. */
@@ -73,17 +74,8 @@ const stampsOf = (head: WikiHead) => {
   return head.namespace === 'CATEGORY' ? `${titles}.${Number(head.categories_stamp ?? -1)}.${Number(head.guides_stamp ?? -1)}` : `${titles}`;
 };
 
-const caches = new WeakMap<object, ByteLru>();
-
-/** The process cache of wiki records of one app (tests build several): GUIDE_CACHE_MB / 8 (12 MB by default; records of a seeded site are a few KB). */
-export function wikiCache(app: FastifyInstance): ByteLru {
-  let c = caches.get(app.db);
-  if (!c) {
-    c = new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl);
-    caches.set(app.db, c);
-  }
-  return c;
-}
+/** The process cache of wiki records of one app: GUIDE_CACHE_MB / 8 (12 MB by default; records of a seeded site are a few KB). */
+export const wikiCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl));
 
 const CANNOT_EDIT = Buffer.from('"can_edit":false');
 const CAN_EDIT = Buffer.from('"can_edit":true');
@@ -211,17 +203,8 @@ async function writeWikiRecords(db: Kysely<Database>, builtBy: string, records: 
   });
 }
 
-const stores = new WeakMap<object, WikiStore>();
-
 /** The stored wiki records of one app (its queue and counters). */
-export function wikiStore(app: FastifyInstance): WikiStore {
-  let s = stores.get(app.db);
-  if (!s) {
-    s = new WikiStore(app.db, app.log, builderOf(app.config));
-    stores.set(app.db, s);
-  }
-  return s;
-}
+export const wikiStore = perDatabase((app): WikiStore => new WikiStore(app.db, app.log, builderOf(app.config)));
 
 /** Called when the wikis' routes are registered: what is queued is written when the app closes. */
 export function registerWikiRecords(app: FastifyInstance) {

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ByteLru, cacheStamp, sendKept } from '../guides/guides.cache.js';
+import { perDatabase } from '../shared/per-database.js';
 import type { Database } from '../../db/schema.js';
 import { toBool } from '../../db/helpers.js';
 import type { Translator } from './translator.js';
@@ -90,8 +91,8 @@ export async function categoryHierarchy(db: Kysely<Database>, translator: Transl
   return { hierarchy: build(null, 0), display_titles };
 }
 
-const caches = new WeakMap<object, ByteLru>();
 const HIERARCHY_CACHE_BYTES = 8 * 2 ** 20;
+const hierarchyCache = perDatabase((app) => new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl));
 
 /**
  * The hierarchy for these options, from bytes kept per process while the database's stamps
@@ -102,8 +103,7 @@ const HIERARCHY_CACHE_BYTES = 8 * 2 ** 20;
  */
 export async function sendHierarchy<T>(app: FastifyInstance, reply: FastifyReply, options: HierarchyOptions, build: () => Promise<T>): Promise<T> {
   if (app.config.guideCacheMb <= 0 || options.machineTranslateLangid) return build();
-  let cache = caches.get(app.db);
-  if (!cache) caches.set(app.db, (cache = new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl)));
+  const cache = hierarchyCache(app);
   const categories = await cacheStamp(app.db, 'categories');
   const guides = options.requireGuides ? await cacheStamp(app.db, 'guides') : 0;
   const key = `${options.requireGuides ? 1 : 0}${options.includeStubs ? 1 : 0}:${options.langid ?? ''}`;
