@@ -29,13 +29,12 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
-import { prepared } from '../../db/prepared.js';
-import { ByteLru, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cachedOrBuilt, type LowerLevel } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
 import type { RenderedTexts } from './guides.records.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
 
-export { ByteLru, sendKept } from '../shared/byte-cache.js';
+export { ByteLru, cacheStamp, sendKept } from '../shared/byte-cache.js';
 
 interface Caches { guides: ByteLru; lists: ByteLru }
 /** The caches of one app: guide records (GUIDE_CACHE_MB) and list pages (an eighth of it). */
@@ -49,13 +48,6 @@ export const guideCaches = perDatabase((app): Caches => {
 export async function invalidateGuide(db: Kysely<Database>, guideid: number): Promise<void> {
   await db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', guideid).execute();
 }
-
-/** A `cache_stamps` row's value (-1 when it is missing): one prepared primary-key lookup. */
-export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
-  const [row] = await stampRow(db, { key });
-  return Number(row?.stamp ?? -1);
-}
-const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
 
 /**
  * Answers the current full record of the guide in `row` as `user` sees it (a row just

@@ -3,6 +3,8 @@
 // (areas/guides/guides.cache.ts, which says how the stamps keep it correct) and of the
 // answers other areas keep the same way (suggestions, pages of comments).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
@@ -149,7 +151,19 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   return entry;
 }
 
-/** Two `cache_stamps` rows: one prepared statement (db/prepared.ts), no query building per hit. */
+/** A stamp of `cache_stamps` (-1 if there is none), by one prepared statement: no query building per hit. */
+export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
+  const [row] = await stampRow(db, { key });
+  return Number(row?.stamp ?? -1);
+}
+const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
+
+/** Two stamps of `cache_stamps` (-1 for one there is not) in one prepared query: one round trip. */
+export async function cacheStamps(db: Kysely<Database>, a: string, b: string): Promise<[number, number]> {
+  const rows = await stampRows(db, { a, b });
+  const of = (k: string) => Number(rows.find((r) => r.key === k)?.stamp ?? -1);
+  return [of(a), of(b)];
+}
 const stampRows = prepared<{ a: string; b: string }, { key: string; stamp: number }>('answer_stamps',
   (db, arg) => db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', [arg('a'), arg('b')]));
 
@@ -163,9 +177,8 @@ const stampRows = prepared<{ a: string; b: string }, { key: string; stamp: numbe
  */
 export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, stamps: [string, string], key: string, build: () => Promise<{ value: T; dependsOnViewer: boolean }>): Promise<T | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).value;
-  const rows = await stampRows(app.db, { a: stamps[0], b: stamps[1] });
-  const of = (k: string) => Number(rows.find((r) => r.key === k)?.stamp ?? -1);
-  return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, of(stamps[1]), of(stamps[0]), build);
+  const [shown, second] = await cacheStamps(app.db, stamps[0], stamps[1]);
+  return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, second, shown, build);
 }
 
 /** The answers' cache of one app: GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */

@@ -2,7 +2,7 @@
 // once per change and kept as bytes (a whole-site answer: building it reads every category).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import { ByteLru, cacheStamp, sendKept } from '../guides/guides.cache.js';
+import { ByteLru, cacheStamps, sendKept } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
 import type { Database } from '../../db/schema.js';
 import { toBool } from '../../db/helpers.js';
@@ -104,8 +104,8 @@ const hierarchyCache = perDatabase((app) => new ByteLru(HIERARCHY_CACHE_BYTES, a
 export async function sendHierarchy<T>(app: FastifyInstance, reply: FastifyReply, options: HierarchyOptions, build: () => Promise<T>): Promise<T> {
   if (app.config.guideCacheMb <= 0 || options.machineTranslateLangid) return build();
   const cache = hierarchyCache(app);
-  const categories = await cacheStamp(app.db, 'categories');
-  const guides = options.requireGuides ? await cacheStamp(app.db, 'guides') : 0;
+  const [categories, guidesStamp] = await cacheStamps(app.db, 'categories', 'guides');
+  const guides = options.requireGuides ? guidesStamp : 0;
   const key = `${options.requireGuides ? 1 : 0}${options.includeStubs ? 1 : 0}:${options.langid ?? ''}`;
   const now = app.clock.now();
   // Built after the stamps were read: a write in between leaves newer bytes under an older stamp, never the reverse.

@@ -80,6 +80,23 @@ describe('GET /wikis/CATEGORY?display=hierarchy', () => {
     expect(body).toEqual({ hierarchy: {}, display_titles: {} });
   });
 
+  it('a kept hierarchy is answered by one query (both stamps it is checked against, read together)', async () => {
+    for (const q of ['', '&requireGuides=true']) {
+      const first = await t.get(`/wikis/CATEGORY?display=hierarchy${q}`);
+      const sql: string[] = [];
+      t.app.dbHandle.setQueryListener!((e) => { sql.push(e.query.sql); });
+      let again;
+      try {
+        again = await t.get(`/wikis/CATEGORY?display=hierarchy${q}`);
+      } finally {
+        t.app.dbHandle.setQueryListener!(null);
+      }
+      expect(again.body).toBe(first.body);
+      expect(sql).toHaveLength(1);
+      expect(sql[0]).toMatch(/cache_stamps/);
+    }
+  });
+
   it('langid: translated display titles where there are translations', async () => {
     const r = (await t.get(`/wikis/CATEGORY/${enc(leaf.title)}`)).json();
     await t.patch(`/wikis/CATEGORY/${enc(leaf.title)}?langid=de&revisionid=${r.revisionid}`, { token: author.token, body: { display_title: 'Blatt' } });
