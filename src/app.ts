@@ -78,6 +78,18 @@ function makeAjv(part: 'body' | 'other') {
   return ajv;
 }
 
+const isInfinite = (x: unknown) => typeof x === 'number' && !Number.isFinite(x);
+
+/** Whether a value of `data` (or of an array in it) is a number that is not finite; allocates nothing (every request's query passes here). */
+function hasInfinite(data: Record<string, unknown>): boolean {
+  for (const k in data) {
+    const v = data[k];
+    if (isInfinite(v)) return true;
+    if (Array.isArray(v)) for (const x of v) if (isInfinite(x)) return true;
+  }
+  return false;
+}
+
 /**
  * Ajv's coercion turns `1e309` into Infinity and then skips the range check (`?limit=1e309`
  * passed `maximum: 200` and reached the database): a query or path value that coerced to
@@ -87,12 +99,10 @@ function withFiniteNumbers(validate: ValidateFunction): ValidateFunction {
   const checked = ((data: unknown) => {
     let ok = validate(data) as boolean;
     checked.errors = validate.errors;
-    if (ok && data && typeof data === 'object') {
-      const bad = Object.entries(data).filter(([, v]) => [v].flat().some((x) => typeof x === 'number' && !Number.isFinite(x)));
-      if (bad.length) {
-        ok = false;
-        checked.errors = bad.map(([k]) => ({ instancePath: `/${k}`, schemaPath: '#/maximum', keyword: 'maximum', params: {}, message: 'must be a finite number' }));
-      }
+    if (ok && data && typeof data === 'object' && hasInfinite(data as Record<string, unknown>)) {
+      const bad = Object.entries(data).filter(([, v]) => [v].flat().some(isInfinite));
+      ok = false;
+      checked.errors = bad.map(([k]) => ({ instancePath: `/${k}`, schemaPath: '#/maximum', keyword: 'maximum', params: {}, message: 'must be a finite number' }));
     }
     return ok;
   }) as ValidateFunction;

@@ -5,13 +5,19 @@
 // caller sees changes, whatever made it change (an edit, a permission, a translation):
 // no rule of any area has to be repeated here. The handler still runs, so a 304 of a
 // guide counts as a view. Responses that set their own tag (media files, kept bytes) keep it.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The weak tag of a body: same bytes, same tag (weak: the content, not its encoding on the wire). */
 export function etagOf(body: string | Buffer): string {
-  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `W/"${sha1(body)}"`;
 }
+
+// crypto.hash (Node 20.12+) digests in one call: no Hash object per answer, about 1 µs less
+// for a small one (every answer that carries no tag of its own is digested once).
+const sha1: (body: string | Buffer) => string = typeof crypto.hash === 'function'
+  ? (body) => crypto.hash('sha1', body, 'base64url')
+  : (body) => crypto.createHash('sha1').update(body).digest('base64url');
 
 /** Whether `If-None-Match` (a comma list, or `*`) names `tag`, compared weakly (RFC 9110 13.1.2). */
 export function matchesIfNoneMatch(header: string | undefined, tag: string): boolean {

@@ -48,10 +48,20 @@ export function registerOps(app: FastifyInstance, handle: DatabaseHandle, metric
     queries.observe({ kind: event.level === 'error' ? 'error' : kind }, event.queryDurationMillis / 1000);
   });
 
+  // prom-client hashes a labels object on every observation; the children for a (method,
+  // route, status) are looked up once and kept (routes are patterns: a bounded set).
+  const children = new Map<string, { duration: ReturnType<typeof requests.labels>; errors: ReturnType<typeof errors.labels> | null }>();
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) };
-    requests.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode >= 400) errors.inc(labels);
+    const route = request.routeOptions.url ?? 'unknown';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      child = { duration: requests.labels(labels), errors: reply.statusCode >= 400 ? errors.labels(labels) : null };
+      children.set(key, child);
+    }
+    child.duration.observe(reply.elapsedTime / 1000);
+    child.errors?.inc();
     done();
   });
 

@@ -223,6 +223,22 @@ describe('operations and documentation', () => {
     expect(metrics.body).toContain('db_query_duration_seconds');
   });
 
+  it('metrics count every response by method, route and status, errors apart', async () => {
+    const value = async (metric: string, route: string, status: string) => {
+      const body = (await t.app.inject({ url: '/metrics' })).body;
+      const line = body.split('\n').find((l) => l.startsWith(`${metric}{`) && l.includes(`route="${route}"`) && l.includes(`status="${status}"`) && l.includes('method="GET"'));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const [okBefore, missingBefore, errorsBefore] = [await value('http_request_duration_seconds_count', '/api/2.0/users', '200'), await value('http_request_duration_seconds_count', '/api/2.0/users/:userid', '404'), await value('http_errors_total', '/api/2.0/users/:userid', '404')];
+    await t.get('/users');
+    await t.get('/users');
+    await t.get('/users/999999999');
+    expect(await value('http_request_duration_seconds_count', '/api/2.0/users', '200')).toBe(okBefore + 2);
+    expect(await value('http_request_duration_seconds_count', '/api/2.0/users/:userid', '404')).toBe(missingBefore + 1);
+    expect(await value('http_errors_total', '/api/2.0/users/:userid', '404')).toBe(errorsBefore + 1);
+    expect(await value('http_errors_total', '/api/2.0/users', '200')).toBe(0);
+  });
+
   it('serves the OpenAPI document with every API route declaring its access', async () => {
     const res = await t.get('/openapi.json');
     expect(res.statusCode).toBe(200);
