@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
+import { SERVER_MALLOC_ENV, SERVER_NODE_FLAGS } from '../../src/server-flags.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SERVER_PASSWORD = 'server test password';
@@ -34,20 +35,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/**
- * The node flags the server runs with: `npm start` passes the same (package.json; a test
- * keeps the two equal), and so do the processes of WEB_CONCURRENCY (node:cluster starts
- * them with their parent's flags). They bound V8's share of the memory (docs/ARCHITECTURE.md,
- * "Memory"): a young generation of 2 × 4 MB instead of 2 × 16 MB, and the old generation
- * let grow 20 % past what a full collection left alive instead of up to 4 times it.
- */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=20'];
-/**
- * Set in the server's environment by `npm start` too: glibc's malloc keeps at most two
- * arenas (by default up to 8 per core, one per thread that allocates: V8's helper threads
- * and libuv's pool each kept what they once used, about 30 MB more at the peak of a run).
- */
-export const SERVER_MALLOC_ENV = { MALLOC_ARENA_MAX: '2' };
+export { SERVER_MALLOC_ENV, SERVER_NODE_FLAGS } from '../../src/server-flags.js';
 
 /** The variables a child process needs from the system (finding programs, temp files, locale). */
 const SYSTEM_VARIABLES = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT', 'SystemRoot'];
@@ -61,16 +49,18 @@ function systemEnvironment(): Record<string, string> {
 /**
  * Starts the server on `databaseUrl` (with SERVER_NODE_FLAGS). `built`: run the compiled build (`node dist/server.js`,
  * what production runs; `npm run build` first) instead of the TypeScript sources; `nodeArgs`
- * go to node before the script (`--cpu-prof`).
+ * go to node before the script (`--cpu-prof`). `launcher`: start it as `npm start` does,
+ * through start.ts, which adds the flags and the malloc setting itself (`proc` is then the
+ * launcher, the server its child).
  */
-export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number; built?: boolean; nodeArgs?: string[] }): Promise<ServerProcess> {
+export async function startServer(options: { databaseUrl: string; port?: number; env?: Record<string, string>; dataDir?: string; readyTimeoutMs?: number; built?: boolean; nodeArgs?: string[]; launcher?: boolean }): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   // The child's environment is set here, not inherited: a caller's ADMIN_EMAIL,
   // ADMIN_PASSWORD, DATABASE_URL, PORT or any other setting must not reach it. Only what
   // the system needs to run programs passes.
   const env: Record<string, string> = {
     ...systemEnvironment(),
-    ...SERVER_MALLOC_ENV,
+    ...(options.launcher ? {} : SERVER_MALLOC_ENV),
     NODE_ENV: 'production',
     DATABASE_URL: options.databaseUrl,
     PORT: String(port),
@@ -85,7 +75,8 @@ export async function startServer(options: { databaseUrl: string; port?: number;
     ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
     ...options.env,
   };
-  const args = [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), ...(options.built ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])];
+  const script = options.launcher ? 'start' : 'server';
+  const args = [...(options.launcher ? [] : SERVER_NODE_FLAGS), ...(options.nodeArgs ?? []), ...(options.built ? [`dist/${script}.js`] : ['--import', 'tsx', `src/${script}.ts`])];
   const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => { out += d; });

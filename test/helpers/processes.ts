@@ -1,12 +1,14 @@
-// What a test checks after a program was killed: that nothing of its process group runs.
+// What a test checks of processes it started: their children, and after a program was
+// killed, that nothing of its process group runs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, vi } from 'vitest';
 
 /**
- * The live (not zombie) processes of a process group, read from /proc. A killed process
- * whose parent has not reaped it yet is a zombie: it runs nothing and holds nothing.
+ * The live (not zombie) processes whose parent (`ppid`) or process group (`pgrp`) is `id`,
+ * read from /proc. A killed process whose parent has not reaped it yet is a zombie: it
+ * runs nothing and holds nothing.
  */
-export function liveMembers(pgid: number): number[] {
+function liveProcesses(by: 'ppid' | 'pgrp', id: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -18,10 +20,16 @@ export function liveMembers(pgid: number): number[] {
     }
     // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] !== 'Z' && Number(fields[2]) === pgid) out.push(Number(name));
+    if (fields[0] !== 'Z' && Number(fields[by === 'ppid' ? 1 : 2]) === id) out.push(Number(name));
   }
   return out;
 }
+
+/** The live processes of a process group. */
+export const liveMembers = (pgid: number) => liveProcesses('pgrp', pgid);
+
+/** The live processes whose parent is `pid`. */
+export const childrenOf = (pid: number) => liveProcesses('ppid', pid);
 
 export const groupAlive = (pgid: number) => liveMembers(pgid).length > 0;
 

@@ -3,11 +3,12 @@
 // write through one process is never read stale through another. And WEB_CONCURRENCY=N
 // runs N processes on one port behind one supervisor that migrates and seeds once and
 // shuts them down gracefully. Both databases (a database of its own on PostgreSQL).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, login, startServer, SERVER_MALLOC_ENV, SERVER_NODE_FLAGS, type ServerProcess } from '../../bench/lib/server-process.js';
 import { scratchDatabases } from '../helpers/scratch-databases.js';
+import { childrenOf } from '../helpers/processes.js';
 
 const { dir, newDatabase } = scratchDatabases('processes');
 
@@ -87,18 +88,6 @@ function freshGet(url: string, path: string): Promise<{ status: number; body: st
   });
 }
 
-/** The live processes whose parent is `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
-    try {
-      const fields = readFileSync(`/proc/${n}/stat`, 'latin1');
-      const rest = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
-      return rest[0] !== 'Z' && Number(rest[1]) === pid;
-    } catch {
-      return false;
-    }
-  }).map(Number);
-}
 
 describe('WEB_CONCURRENCY', () => {
   it('runs that many server processes on one port, migrated and seeded once, and stops them all gracefully', async () => {
