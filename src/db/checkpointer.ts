@@ -12,9 +12,8 @@
 // to hundreds of milliseconds (at 100 000 guides a comment's COMMIT took 0.79 ms on
 // average with them, 0.26 to 0.30 ms without). Automatic merging is off (migration
 // 2026_11_25_0700_search_background_merge) and this worker merges instead, in steps of
-// MERGE_PAGES pages (FTS5's 'merge' command: levels of at least `usermerge`, 4, segments,
-// as automatic merging did, so queries read as few segments as before), one after
-// another while there is work, else once a second. A step mostly takes 1 to 3 ms, at
+// MERGE_PAGES pages (FTS5's 'merge' command: levels of at least `usermerge`, 8, segments;
+// see the migration), one after another while there is work, else once a second. A step mostly takes 1 to 3 ms, at
 // times tens (it ends at a term's end, and a one-letter prefix's list spans many pages).
 // It holds SQLite's write lock, which the server's connection would wait for
 // synchronously (busy_timeout: the event loop stalls), so the two take turns through a

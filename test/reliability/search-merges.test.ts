@@ -31,8 +31,10 @@ async function site(name: string): Promise<{ handle: DatabaseHandle; db: Kysely<
   return { handle, db: handle.db as never as Kysely<any> };
 }
 
-const automerge = async (db: Kysely<any>) =>
-  (await sql<{ v: number }>`select v from search_fts_config where k = 'automerge'`.execute(db)).rows[0]?.v;
+/** FTS5's persistent settings of search_fts: automerge, usermerge... (undefined: FTS5's default). */
+const setting = async (db: Kysely<any>, name: string) =>
+  (await sql<{ v: number }>`select v from search_fts_config where k = ${name}`.execute(db)).rows[0]?.v;
+const automerge = (db: Kysely<any>) => setting(db, 'automerge');
 /** Segments of the index: each has its first leaf (at least) in search_fts_idx. */
 const segments = async (db: Kysely<any>) =>
   Number((await sql<{ n: number }>`select count(distinct segid) as n from search_fts_idx`.execute(db)).rows[0].n);
@@ -63,9 +65,10 @@ async function index(db: Kysely<any>, docids: number[], text: (docid: number) =>
 }
 
 describe('full-text index merges (SQLite)', () => {
-  it('a new database merges nothing inside commits: automatic merging is off', async () => {
+  it('a new database merges nothing inside commits: automatic merging is off, merge steps take levels of 8 segments', async () => {
     const { db } = await site('new.sqlite');
     expect(await automerge(db)).toBe(0);
+    expect(await setting(db, 'usermerge')).toBe(8);
   });
 
   it('an existing database gets automatic merging turned off by the migration', async () => {
@@ -78,6 +81,7 @@ describe('full-text index merges (SQLite)', () => {
     expect(await automerge(db)).toBeUndefined(); // FTS5's default (4): no row
     await migrateToLatest(handle.db);
     expect(await automerge(db)).toBe(0);
+    expect(await setting(db, 'usermerge')).toBe(8);
   });
 
   it('merge steps bring the segments that writes piled up down, and every document is found exactly as written', async () => {
@@ -92,10 +96,17 @@ describe('full-text index merges (SQLite)', () => {
     for (const d of docids.filter((d) => d % 7 === 0)) {
       await db.transaction().execute((trx) => trx.deleteFrom('search_docs').where('kind', '=', 'note').where('docid', '=', d).execute());
     }
-    const piledUp = await segments(db);
-    expect(piledUp).toBeGreaterThan(base + 4);
+    // A few more commits until some level holds `usermerge` (8) segments: level 0 alone
+    // reaches it within 16 (at crisismerge, 16, the commit merges it).
+    let piledUp = await segments(db);
+    for (let extra = 0; !(await handle.mergeSearchIndex!()).merged; extra++) {
+      expect(extra).toBeLessThan(16);
+      await index(db, [10_000 + extra], (d) => `extra${d}`);
+      piledUp = await segments(db);
+    }
+    expect(piledUp).toBeGreaterThan(base + 8);
 
-    expect(await mergeAll(handle)).toBeGreaterThan(0);
+    await mergeAll(handle);
     const merged = await segments(db);
     expect(merged).toBeLessThan(piledUp);
 
@@ -117,7 +128,7 @@ describe('full-text index merges (SQLite)', () => {
 
   it('a merge step gives way to the server\'s write transaction instead of making it wait', async () => {
     const { handle, db } = await site('gate.sqlite');
-    await index(db, Array.from({ length: 40 }, (_, i) => i + 1), (d) => `gateword${d}`);
+    await index(db, Array.from({ length: 44 }, (_, i) => i + 1), (d) => `gateword${d}`);
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('search_docs').values({ kind: 'note', docid: 1000, langid: 'en', title: 'inside', body: '' }).execute();
       // The transaction is open (and holds SQLite's write lock): the step does not start.
@@ -131,7 +142,7 @@ describe('full-text index merges (SQLite)', () => {
 
   it('when another process holds the write lock, a merge step fails busy at once and a later one succeeds', async () => {
     const { handle, db } = await site('other.sqlite');
-    await index(db, Array.from({ length: 40 }, (_, i) => i + 1), (d) => `otherword${d}`);
+    await index(db, Array.from({ length: 44 }, (_, i) => i + 1), (d) => `otherword${d}`);
     const other = new SQLite(join(dir, 'other.sqlite'));
     try {
       other.exec('begin immediate');
