@@ -7,7 +7,7 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
-import { startCheckpointer, type CheckpointResult } from './checkpointer.js';
+import { startCheckpointer, type CheckpointResult, type MergeResult, type WriteGate } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -21,6 +21,8 @@ export interface DatabaseHandle {
   setQueryListener?(fn: ((event: LogEvent) => void) | null): void;
   /** SQLite with background checkpoints: one now (checkpointer.ts). */
   checkpoint?(): Promise<CheckpointResult>;
+  /** SQLite with background checkpoints: one merge step of the full-text index now (checkpointer.ts). */
+  mergeSearchIndex?(): Promise<MergeResult>;
 }
 
 export interface DatabaseOptions {
@@ -30,6 +32,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** SQLite file: WAL checkpoints in a worker thread instead of inside commits (the server). */
   backgroundCheckpoints?: boolean;
+  /** With background checkpoints: the worker also merges the full-text index on its own schedule (default); off, only `mergeSearchIndex()` does (tests). */
+  scheduledMerges?: boolean;
 }
 
 // PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
@@ -52,19 +56,55 @@ export function sqlitePath(url: string): string {
  * when another process wrote in between: a 500 for a client under concurrent writes.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #gate: WriteGate | undefined;
+  /** A write transaction is open and counted at the gate (there is one connection). */
+  #writing = false;
+  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined) {
+    super(config);
+    this.#gate = gate;
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    // With background merges (checkpointer.ts), after the worker's merge step under way.
+    if (this.#gate) {
+      await this.#gate.beginWrite();
+      this.#writing = true;
+    }
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (err) {
+      this.#endWrite();
+      throw err;
+    }
+  }
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    // A failed COMMIT is followed by Kysely's ROLLBACK, which ends the write.
+    await super.commitTransaction(connection);
+    this.#endWrite();
+  }
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      this.#endWrite();
+    }
+  }
+  #endWrite(): void {
+    if (!this.#writing) return;
+    this.#writing = false;
+    this.#gate!.endWrite();
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
+  readonly #gate: WriteGate | undefined;
+  constructor(config: SqliteDialectConfig, gate?: WriteGate) {
     super(config);
     this.#config = config;
+    this.#gate = gate;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#gate);
   }
 }
 
@@ -130,10 +170,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KB}`);
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
-  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, { mergeInBackground: options.scheduledMerges ?? true }) : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }), log });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
   // wait for it through Kysely, so that no read ever sees a write not yet committed.
@@ -150,5 +190,5 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now };
+  return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep };
 }

@@ -30,6 +30,7 @@ import * as readStamps from './2026_11_25_0410_read_stamps.js';
 import * as storedGuideRecords from './2026_11_25_0500_stored_guide_records.js';
 import * as guideTitlesStamp from './2026_11_25_0510_guide_titles_stamp.js';
 import * as wikiRecords from './2026_11_25_0600_wiki_records.js';
+import * as searchBackgroundMerge from './2026_11_25_0700_search_background_merge.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0500_stored_guide_records': storedGuideRecords,
   '2026_11_25_0510_guide_titles_stamp': guideTitlesStamp,
   '2026_11_25_0600_wiki_records': wikiRecords,
+  '2026_11_25_0700_search_background_merge': searchBackgroundMerge,
 };
