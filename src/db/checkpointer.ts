@@ -152,7 +152,14 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // It must not keep a process alive that has nothing else to do.
   worker.unref();
-  worker.on('error', () => {}); // a failed checkpoint or merge is retried later; never fatal to the server
+  // A failed checkpoint or merge is retried later; never fatal to the server. A worker that
+  // ended in the middle of a step must not leave the gate closed to every write.
+  const openGate = () => {
+    Atomics.store(gate, MERGING, 0);
+    Atomics.notify(gate, MERGING);
+  };
+  worker.on('error', openGate);
+  worker.on('exit', openGate);
   let stopped = false;
   // The worker answers messages one at a time, in the order they were sent.
   const waiting: Array<(answer: unknown) => void> = [];
