@@ -55,6 +55,9 @@ export function sqlitePath(url: string): string {
  * first and then fail at its first write with SQLITE_BUSY(_SNAPSHOT), without waiting,
  * when another process wrote in between: a 500 for a client under concurrent writes.
  */
+/** Statements that write (or may: a `with` may end in one): they take SQLite's write lock. */
+const WRITES = /^\s*(insert|update|delete|replace|with|create|drop|alter)\b/i;
+
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #gate: WriteGate | undefined;
   /** A write transaction is open and counted at the gate (there is one connection). */
@@ -62,6 +65,32 @@ class ImmediateSqliteDriver extends SqliteDriver {
   constructor(config: SqliteDialectConfig, gate: WriteGate | undefined) {
     super(config);
     this.#gate = gate;
+  }
+  #gated: DatabaseConnection | undefined;
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    if (!this.#gate) return connection;
+    return (this.#gated ??= this.#gatedConnection(connection));
+  }
+  /**
+   * The one connection, with a write outside a transaction (a view's insert, a job's claim)
+   * passing the gate too: alone, it would wait for the worker's merge step in SQLite's
+   * busy handler, with the event loop blocked for as long as the step runs.
+   */
+  #gatedConnection(connection: DatabaseConnection): DatabaseConnection {
+    const gate = this.#gate!;
+    return {
+      executeQuery: async (query) => {
+        if (this.#writing || !WRITES.test(query.sql)) return connection.executeQuery(query);
+        await gate.beginWrite();
+        try {
+          return await connection.executeQuery(query);
+        } finally {
+          gate.endWrite();
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     // With background merges (checkpointer.ts), after the worker's merge step under way.

@@ -141,6 +141,19 @@ describe('full-text index merges (SQLite)', () => {
     expect(await matching(db, 'inside')).toHaveLength(2);
   });
 
+  it('a write outside a transaction passes the gate too, and leaves it open when done or failed', async () => {
+    const { handle, db } = await site('single.sqlite');
+    await index(db, Array.from({ length: 40 }, (_, i) => i + 1), (d) => `singleword${d}`);
+    // Alone (no transaction): a view's insert, a job's claim. It went past the gate before,
+    // and waited for a merge step in SQLite's busy handler with the event loop blocked.
+    await db.insertInto('search_docs').values({ kind: 'note', docid: 2000, langid: 'en', title: 'single', body: '' }).execute();
+    await expect(db.insertInto('search_docs').values({ kind: 'note', docid: 2000, langid: 'en', title: 'duplicate', body: '' }).execute()).rejects.toThrow(/UNIQUE/);
+    // Neither left the gate closed to the worker.
+    const after = await handle.mergeSearchIndex!();
+    expect([after.busy, after.error, after.writing]).toEqual([0, undefined, undefined]);
+    expect(await matching(db, 'single')).toHaveLength(1);
+  });
+
   it('when another process holds the write lock, a merge step fails busy at once and a later one goes on', async () => {
     const { handle, db } = await site('other.sqlite');
     await index(db, Array.from({ length: 40 }, (_, i) => i + 1), (d) => `otherword${d}`);
