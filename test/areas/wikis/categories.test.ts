@@ -80,7 +80,7 @@ describe('GET /wikis/CATEGORY?display=hierarchy', () => {
     expect(body).toEqual({ hierarchy: {}, display_titles: {} });
   });
 
-  it('a kept hierarchy is answered by one query (both stamps it is checked against, read together)', async () => {
+  it('a kept hierarchy is answered by one stamp query (both stamps it is checked against, read together) and no build', async () => {
     for (const q of ['', '&requireGuides=true']) {
       const first = await t.get(`/wikis/CATEGORY?display=hierarchy${q}`);
       const sql: string[] = [];
@@ -92,8 +92,9 @@ describe('GET /wikis/CATEGORY?display=hierarchy', () => {
         t.app.dbHandle.setQueryListener!(null);
       }
       expect(again.body).toBe(first.body);
-      expect(sql).toHaveLength(1);
-      expect(sql[0]).toMatch(/cache_stamps/);
+      // (Background work of the app, a job poll, may run a query meanwhile: only the read's count.)
+      expect(sql.filter((q) => /cache_stamps/.test(q))).toHaveLength(1);
+      expect(sql.filter((q) => /"wikis"|wiki_translations/.test(q))).toEqual([]);
     }
   });
 
