@@ -1,16 +1,31 @@
-// PostgreSQL: write transactions that bump several stamps of `cache_stamps` in different
-// orders (a comment: 'comments' then 'search'; a user's edit: 'search' then 'comments')
-// take their turn instead of deadlocking (migration 2026_11_25_0710_stamps_in_order): the
-// first statement that updates the table locks every row in key order. Before, PostgreSQL
-// found the cycle after a second and failed one of them (a 500 to its client). SQLite
-// writes one transaction at a time: nothing to test there.
+// PostgreSQL: how the rows of `cache_stamps` are locked by concurrent writes.
+//  - Write transactions that bump several stamps in different orders take their turn
+//    instead of deadlocking (migration 2026_11_25_0710_stamps_in_order): the first
+//    statement that updates the table locks every row in key order. Before, PostgreSQL
+//    found the cycle after a second and failed one of them (a 500 to its client).
+//  - The triggers bump stamps at COMMIT (2026_11_25_0720_stamps_at_commit): a write holds
+//    the rows for its commit alone, so another writer does not wait through its whole
+//    transaction; the new stamps still become visible with the data, and only then.
+// SQLite writes one transaction at a time: nothing to test there.
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
+import * as stampsAtCommit from '../../src/db/migrations/2026_11_25_0720_stamps_at_commit.js';
 import { appForFile } from '../helpers/app.js';
+import { makeUser, type TestUser } from '../helpers/factories.js';
+import { makePublishedGuide } from '../helpers/factories/guides.js';
 
 const PG = Boolean(process.env.TEST_DATABASE_URL);
-const t = appForFile();
+let author: TestUser;
+let reader: TestUser;
+let other: TestUser;
+let guideid: number;
+const t = appForFile({}, async (t) => {
+  author = await makeUser(t, { privileges: ['Author', 'User'] });
+  reader = await makeUser(t);
+  other = await makeUser(t);
+  guideid = (await makePublishedGuide(t, author, 1)).guideid;
+});
 
 const bump = (db: Kysely<Database>, key: string) => sql`update cache_stamps set stamp = stamp + 1 where key = ${key}`.execute(db);
 const stamps = async () => Object.fromEntries((await t.db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', ['comments', 'search']).execute()).map((r) => [r.key, Number(r.stamp)]));
@@ -51,5 +66,76 @@ describe.skipIf(!PG)('stamps bumped in different orders by concurrent transactio
     const results = await Promise.allSettled([first, second]);
     expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'committed'))).toEqual(['committed', 'committed']);
     expect(await stamps()).toEqual({ comments: before.comments + 2, search: before.search + 2 });
+  });
+});
+
+describe.skipIf(!PG)('stamps bumped at commit', () => {
+  it('a writer does not wait for another write transaction that is still open; each bumps its stamps once, when it commits', async () => {
+    const before = await stamps();
+    let commitNow!: () => void;
+    const mayCommit = new Promise<void>((r) => { commitNow = r; });
+    let written!: (inside: Record<string, number>) => void;
+    const hasWritten = new Promise<Record<string, number>>((r) => { written = r; });
+    // An edit of a user who wrote nothing: the user row (what comments show of users: 'comments') and its search document ('search'), two statements.
+    const open = t.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ username: 'Renamed while open' }).where('userid', '=', other.userid).execute();
+      await trx.updateTable('users').set({ reputation: 7 }).where('userid', '=', other.userid).execute();
+      const inside = Object.fromEntries((await trx.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', ['comments', 'search']).execute()).map((r) => [r.key, Number(r.stamp)]));
+      written(inside);
+      await mayCommit;
+    });
+    let commented = false;
+    let comment: Promise<unknown> = Promise.resolve();
+    try {
+      // Not bumped yet, not even as the transaction itself sees them.
+      expect(await hasWritten).toEqual(before);
+      // A comment bumps 'comments' and 'search' too: it commits while the edit is open (before, it waited for the edit's commit).
+      const posted = t.post(`/comments/guide/${guideid}`, { token: reader.token, body: { text: 'Written beside an open edit.' } }).then((res) => { commented = true; return res; });
+      comment = posted;
+      await untilWaitingOr(() => commented);
+      expect(commented).toBe(true);
+      expect((await posted).statusCode).toBe(201);
+      expect(await stamps()).toEqual({ comments: before.comments + 1, search: before.search + 1 });
+    } finally {
+      commitNow();
+      await open;
+      await comment;
+    }
+    expect(await stamps()).toEqual({ comments: before.comments + 2, search: before.search + 2 });
+  });
+
+  it('a transaction rolled back, or a savepoint rolled back, bumps nothing', async () => {
+    const before = await stamps();
+    await expect(t.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ reputation: 9 }).where('userid', '=', other.userid).execute();
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(await stamps()).toEqual(before);
+    await t.db.transaction().execute(async (trx) => {
+      await sql`savepoint s`.execute(trx);
+      await trx.updateTable('users').set({ reputation: 10 }).where('userid', '=', other.userid).execute();
+      await sql`rollback to savepoint s`.execute(trx);
+    });
+    expect(await stamps()).toEqual(before);
+  });
+});
+
+describe.skipIf(!PG)('the migration that moves bumps to commit', () => {
+  const bodies = async () => (await sql<{ proname: string; prosrc: string }>`
+    select p.proname, p.prosrc from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = current_schema() and p.prosrc like '%cache_stamp%' order by p.proname`.execute(t.db)).rows;
+  const flushTriggers = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname = 'cache_stamps_flush'`.execute(t.db)).rows[0].n;
+
+  it('down writes every trigger function back as it was; up again gives the same functions', async () => {
+    const up = await bodies();
+    expect(up.filter((f) => f.prosrc.includes('perform cache_stamp_later(')).length).toBeGreaterThan(20);
+    expect(await flushTriggers()).toBeGreaterThan(10);
+    await stampsAtCommit.down(t.db);
+    const down = await bodies();
+    expect(down.some((f) => f.prosrc.includes('cache_stamp_later'))).toBe(false);
+    expect(down.filter((f) => f.prosrc.includes("update cache_stamps set stamp = stamp + 1 where key = '")).length).toBe(up.filter((f) => f.prosrc.includes('perform cache_stamp_later(')).length);
+    expect(await flushTriggers()).toBe(0);
+    await stampsAtCommit.up(t.db);
+    expect(await bodies()).toEqual(up);
   });
 });
