@@ -72,6 +72,24 @@ describe('two server processes on one database', () => {
       expect(comments()).toEqual(posted);
     }
   });
+
+  it('a wiki edited through one is read new through the other, every time, whichever process built and stored its record (wikis.cache.ts)', async () => {
+    const [a, b] = servers;
+    const made = await call(a.url, 'POST', '/wikis', tokens[0], { namespace: 'ITEM', title: `Read by two processes ${Date.now()}`, contents: 'Version 0.' });
+    expect(made.status, made.text).toBe(201);
+    const path = `/wikis/ITEM/${encodeURIComponent(made.body.title)}`;
+    for (let i = 1; i <= 6; i++) {
+      const [writer, reader] = i % 2 ? [b, a] : [a, b];
+      const token = tokens[i % 2];
+      // Both have read (and one has stored) the record before the write.
+      const before = await call(reader.url, 'GET', path, token);
+      await call(writer.url, 'GET', path, token);
+      const edit = await call(writer.url, 'PATCH', `${path}?revisionid=${before.body.revisionid}`, token, { contents: `Version ${i}.` });
+      expect(edit.status, edit.text).toBe(200);
+      expect((await call(reader.url, 'GET', path, token)).body.contents_raw).toBe(`Version ${i}.`);
+      expect((await call(writer.url, 'GET', path)).body.contents_raw).toBe(`Version ${i}.`);
+    }
+  });
 });
 
 /** A GET on a connection of its own (the supervisor's round robin gives each new connection to the next process). */
