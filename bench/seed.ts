@@ -451,8 +451,14 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   const late = Date.now();
   const h1 = openDatabase(o.databaseUrl);
   await migrateToLatest(h1.db);
+  if (dialect === 'sqlite') {
+    // The index was filled in bulk and the server no longer merges as it writes (migration
+    // 0700): merged here once (seconds), a benchmark does not measure the worker merging
+    // a backlog beside it.
+    await sql`insert into search_fts(search_fts) values ('optimize')`.execute(h1.db);
+  }
   await h1.destroy();
-  log(`later migrations (search index of wikis, users, comments, guides and steps; cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
+  log(`later migrations (search index of wikis, users, comments, guides and steps, merged; cache stamps) over the site: ${((Date.now() - late) / 1000).toFixed(1)} s`);
   stageStart = Date.now();
   sink = await openSink();
 
