@@ -151,21 +151,61 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   return entry;
 }
 
-/** A stamp of `cache_stamps` (-1 if there is none), by one prepared statement: no query building per hit. */
-export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
-  const [row] = await stampRow(db, { key });
-  return Number(row?.stamp ?? -1);
-}
-const stampRow = prepared<{ key: string }, { stamp: number }>('cache_stamp', (db, arg) => db.selectFrom('cache_stamps').select('stamp').where('key', '=', arg('key')));
+/**
+ * Reads of `cache_stamps` (all its rows, one prepared query) shared by concurrent readers.
+ * A reader is answered by a query sent after it asked, never by one already under way
+ * (that one may have started before a write the reader knows of committed): the readers
+ * that ask while a query is out share the next one. On PostgreSQL a round trip is what a
+ * cached read costs most (the socket write that wakes a backend was a third of the
+ * server's time); with 8 readers at once one query serves several. On SQLite the query
+ * seldom waits, and so neither do its readers.
+ */
+class StampReads {
+  #waiting: Array<{ resolve: (stamps: Map<string, number>) => void; reject: (err: unknown) => void }> = [];
+  #busy = false;
+  constructor(private readonly db: Kysely<Database>) {}
 
-/** Two stamps of `cache_stamps` (-1 for one there is not) in one prepared query: one round trip. */
-export async function cacheStamps(db: Kysely<Database>, a: string, b: string): Promise<[number, number]> {
-  const rows = await stampRows(db, { a, b });
-  const of = (k: string) => Number(rows.find((r) => r.key === k)?.stamp ?? -1);
-  return [of(a), of(b)];
+  read(): Promise<Map<string, number>> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ resolve, reject });
+      if (!this.#busy) void this.#send();
+    });
+  }
+
+  async #send(): Promise<void> {
+    const batch = this.#waiting;
+    this.#waiting = [];
+    this.#busy = true;
+    try {
+      const rows = await allStampRows(this.db, {});
+      const stamps = new Map(rows.map((r) => [r.key, Number(r.stamp)]));
+      for (const w of batch) w.resolve(stamps);
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      this.#busy = false;
+      if (this.#waiting.length) void this.#send();
+    }
+  }
 }
-const stampRows = prepared<{ a: string; b: string }, { key: string; stamp: number }>('answer_stamps',
-  (db, arg) => db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', [arg('a'), arg('b')]));
+const allStampRows = prepared<Record<string, never>, { key: string; stamp: number }>('cache_stamps', (db) => db.selectFrom('cache_stamps').select(['key', 'stamp']));
+const stampReads = new WeakMap<Kysely<Database>, StampReads>();
+const readStamps = (db: Kysely<Database>) => {
+  let reads = stampReads.get(db);
+  if (!reads) stampReads.set(db, (reads = new StampReads(db)));
+  return reads.read();
+};
+
+/** A stamp of `cache_stamps` (-1 if there is none). */
+export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
+  return (await readStamps(db)).get(key) ?? -1;
+}
+
+/** Two stamps of `cache_stamps` (-1 for one there is not), from the same read. */
+export async function cacheStamps(db: Kysely<Database>, a: string, b: string): Promise<[number, number]> {
+  const stamps = await readStamps(db);
+  return [stamps.get(a) ?? -1, stamps.get(b) ?? -1];
+}
 
 /**
  * Answers of other areas kept the same way (suggestions, pages of comments), valid while

@@ -7,7 +7,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
-import { answerCache } from '../../../src/areas/shared/byte-cache.js';
+import { answerCache, cacheStamp, cacheStamps } from '../../../src/areas/shared/byte-cache.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -70,5 +70,25 @@ describe('GET /suggest/{query}, kept as bytes', () => {
     expect((await suggest('Zebrafix')).map((r) => r.summary)).toEqual(['New summary.']);
     await sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db);
     expect(await suggest('Zebrafix')).toEqual([]);
+  });
+});
+
+describe('reads of the stamps', () => {
+  it('readers who ask while a read is out share the next one (sent after they asked), and each sees what committed before it asked', async () => {
+    const reads: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { if (/from "cache_stamps"/.test(e.query.sql)) reads.push(e.query.sql); });
+    try {
+      const before = await cacheStamp(t.db, 'search');
+      reads.length = 0;
+      // The first is sent at once; the seven that ask while it is out share one more.
+      const all = await Promise.all([cacheStamp(t.db, 'search'), ...Array.from({ length: 7 }, () => cacheStamps(t.db, 'search', 'guides'))]);
+      expect(reads).toHaveLength(2);
+      expect(all.map((a) => (Array.isArray(a) ? a[0] : a))).toEqual(Array(8).fill(before));
+      await sql`update cache_stamps set stamp = stamp + 1 where key = 'search'`.execute(t.db);
+      expect(await cacheStamp(t.db, 'search')).toBe(before + 1);
+      expect(await cacheStamp(t.db, 'no such stamp')).toBe(-1);
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
   });
 });
