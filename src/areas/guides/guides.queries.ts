@@ -4,7 +4,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
-import { toBool } from '../../db/helpers.js';
+import { isPostgres, toBool } from '../../db/helpers.js';
+import { sharedReads } from '../../db/shared-reads.js';
 import { tagsOf } from '../tags/tags.queries.js';
 import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
 import type { GuideSnapshot, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
@@ -56,16 +57,28 @@ export type GuideHead = Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'ca
 
 /** The guide's head in one language, found like `findGuideRow` (not deleted). */
 export async function findGuideHead(db: Db, config: Config, guideid: number, langid?: string): Promise<GuideHead | undefined> {
-  const [head] = await guideHeadIn(db, { guideid, langid: langid ?? config.languages[0] });
+  const head = await guideHead(db, guideid, langid ?? config.languages[0]);
   if (head || langid) return head;
   const row = await findGuideRow(db, config, guideid);
-  return row && (await guideHeadIn(db, { guideid, langid: row.langid }))[0];
+  return row && guideHead(db, guideid, row.langid);
 }
+const headSelect = (db: Db) => db.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp', 'public', 'userid', 'category', 'reader_revisionid'])
+  .select(sql<number>`case when exists (select 1 from approval_processes) then 1 else 0 end`.as('approvals'))
+  .select((eb) => eb.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guide_titles').as('titles_stamp'))
+  .where('deleted', '=', 0);
 const guideHeadIn = prepared<{ guideid: number; langid: string }, GuideHead>('guide_head', (db, arg) =>
-  db.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp', 'public', 'userid', 'category', 'reader_revisionid'])
-    .select(sql<number>`case when exists (select 1 from approval_processes) then 1 else 0 end`.as('approvals'))
-    .select((eb) => eb.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guide_titles').as('titles_stamp'))
-    .where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '=', 0));
+  headSelect(db).where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')));
+/** PostgreSQL: the heads of the guides that concurrent reads ask for, in one query (db/shared-reads.ts). */
+const guideHeadsIn = prepared<{ guideids: number[]; langids: string[] }, GuideHead>('guide_heads', (db, arg) =>
+  headSelect(db).where(sql<boolean>`guideid = any(${arg('guideids')}::int[])`).where(sql<boolean>`langid = any(${arg('langids')}::text[])`));
+const readHeads = sharedReads<{ guideid: number; langid: string }, GuideHead[]>((db, keys) => (keys.length === 1
+  ? guideHeadIn(db, keys[0])
+  : guideHeadsIn(db, { guideids: [...new Set(keys.map((k) => k.guideid))], langids: [...new Set(keys.map((k) => k.langid))] })));
+
+async function guideHead(db: Db, guideid: number, langid: string): Promise<GuideHead | undefined> {
+  if (!isPostgres(db)) return (await guideHeadIn(db, { guideid, langid }))[0];
+  return (await readHeads(db, { guideid, langid })).find((h) => h.guideid === guideid && h.langid === langid);
+}
 
 /** The guide's row in one language (`deleted` 1: deleted rows too). */
 const guideRowIn = prepared<{ guideid: number; langid: string; deleted: number }, GuideRow>('guide_row', (db, arg) =>

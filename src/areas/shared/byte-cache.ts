@@ -9,6 +9,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
 import { prepared } from '../../db/prepared.js';
+import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
 
@@ -151,59 +152,19 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   return entry;
 }
 
-/**
- * Reads of `cache_stamps` (all its rows, one prepared query) shared by concurrent readers.
- * A reader is answered by a query sent after it asked, never by one already under way
- * (that one may have started before a write the reader knows of committed): the readers
- * that ask while a query is out share the next one. On PostgreSQL a round trip is what a
- * cached read costs most (the socket write that wakes a backend was a third of the
- * server's time); with 8 readers at once one query serves several. On SQLite the query
- * seldom waits, and so neither do its readers.
- */
-class StampReads {
-  #waiting: Array<{ resolve: (stamps: Map<string, number>) => void; reject: (err: unknown) => void }> = [];
-  #busy = false;
-  constructor(private readonly db: Kysely<Database>) {}
-
-  read(): Promise<Map<string, number>> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ resolve, reject });
-      if (!this.#busy) void this.#send();
-    });
-  }
-
-  async #send(): Promise<void> {
-    const batch = this.#waiting;
-    this.#waiting = [];
-    this.#busy = true;
-    try {
-      const rows = await allStampRows(this.db, {});
-      const stamps = new Map(rows.map((r) => [r.key, Number(r.stamp)]));
-      for (const w of batch) w.resolve(stamps);
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    } finally {
-      this.#busy = false;
-      if (this.#waiting.length) void this.#send();
-    }
-  }
-}
+/** Reads of `cache_stamps`, all its rows in one prepared query, shared by concurrent readers (db/shared-reads.ts). */
 const allStampRows = prepared<Record<string, never>, { key: string; stamp: number }>('cache_stamps', (db) => db.selectFrom('cache_stamps').select(['key', 'stamp']));
-const stampReads = new WeakMap<Kysely<Database>, StampReads>();
-const readStamps = (db: Kysely<Database>) => {
-  let reads = stampReads.get(db);
-  if (!reads) stampReads.set(db, (reads = new StampReads(db)));
-  return reads.read();
-};
+const stampMap = (rows: Array<{ key: string; stamp: number }>) => new Map(rows.map((r) => [r.key, Number(r.stamp)]));
+const readStamps = sharedReads<null, Map<string, number>>(async (db) => stampMap(await allStampRows(db, {})));
 
 /** A stamp of `cache_stamps` (-1 if there is none). */
 export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
-  return (await readStamps(db)).get(key) ?? -1;
+  return (await readStamps(db, null)).get(key) ?? -1;
 }
 
 /** Two stamps of `cache_stamps` (-1 for one there is not), from the same read. */
 export async function cacheStamps(db: Kysely<Database>, a: string, b: string): Promise<[number, number]> {
-  const stamps = await readStamps(db);
+  const stamps = await readStamps(db, null);
   return [stamps.get(a) ?? -1, stamps.get(b) ?? -1];
 }
 
