@@ -49,15 +49,15 @@ export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
 }
 
+/** Statements that write (or may: a `with` may end in one): they take SQLite's write lock. */
+const WRITES = /^\s*(insert|update|delete|replace|with|create|drop|alter)\b/i;
+
 /**
  * Transactions on SQLite start with BEGIN IMMEDIATE: they take the write lock up front,
  * waiting (busy_timeout) while another process holds it. A deferred BEGIN would read
  * first and then fail at its first write with SQLITE_BUSY(_SNAPSHOT), without waiting,
  * when another process wrote in between: a 500 for a client under concurrent writes.
  */
-/** Statements that write (or may: a `with` may end in one): they take SQLite's write lock. */
-const WRITES = /^\s*(insert|update|delete|replace|with|create|drop|alter)\b/i;
-
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #gate: WriteGate | undefined;
   /** A write transaction is open and counted at the gate (there is one connection). */
