@@ -54,9 +54,11 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * read, whose revisionid and cache_stamp vouch for the cached bytes): from the cache,
  * or built with `build`, serialized through the route's response schema and kept.
  * `atRevision`: the record of that kept revision instead (what readers see under an
- * approval process), cached under it with the row's cache_stamp.
+ * approval process), cached under it with the row's cache_stamp. `justCommitted`: the
+ * row is what a change just wrote, so no stored record can be of it yet (none is read).
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, atRevision?: number) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
+  const { atRevision } = opts;
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
   const revisionid = atRevision ?? row.revisionid;
@@ -70,6 +72,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   const titlesStamp = Number(row.titles_stamp ?? -1);
   const stored: LowerLevel = {
     async get(cls) {
+      if (opts.justCommitted) return undefined;
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
       return found && { json: found.body, forClass: found.variant !== base };
     },

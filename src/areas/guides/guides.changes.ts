@@ -3,11 +3,12 @@
 // the routes call.
 import type { Updateable } from 'kysely';
 import type { GuideTable } from './guides.tables.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
-import { buildFullRecord, fullGuideRecord, stepRecordById } from './guides.records.js';
+import { buildFullRecordFor, fullGuideRecord, stepRecordById } from './guides.records.js';
+import { cacheStamp, sendCachedGuide } from './guides.cache.js';
 import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
@@ -70,15 +71,21 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
 /**
  * The full record of a guide as a change committed it, as the caller may see it: built
  * after the transaction from the row it wrote and the prerequisites and tags its
- * revision kept (none of them read again).
+ * revision kept (none of them read again), through the read cache under the committed
+ * (revisionid, cache_stamp): the texts it did not change are not rendered again, and the
+ * next read of the guide finds the answer kept (guides.cache.ts).
  */
-async function committedGuide(app: FastifyInstance, ctx: GuideContext, committed: CommittedGuide | undefined) {
+async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined) {
   if (!committed || committed.row.deleted) return currentGuide(app, ctx);
-  return buildFullRecord(app.db, app.config, await loadCurrentSource(app.db, committed.row, committed), ctx.user);
+  const { row } = committed;
+  // Read before the build reads the titles it vouches for, like a read's head.
+  const titles = await cacheStamp(app.db, 'guide_titles');
+  const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: titles };
+  return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => buildFullRecordFor(app.db, app.config, await loadCurrentSource(app.db, row, committed), ctx.user, rendered), { justCommitted: true });
 }
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */
-export async function editGuide(app: FastifyInstance, ctx: GuideContext, expected: number, fields: GuideFields) {
+export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, expected: number, fields: GuideFields) {
   const set = (now: number, locked: GuideRow): Updateable<GuideTable> => {
     const out: Updateable<GuideTable> = { ...fields.set };
     if (out.public === 1 && locked.published_date === null) out.published_date = now;
@@ -88,7 +95,7 @@ export async function editGuide(app: FastifyInstance, ctx: GuideContext, expecte
   const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites }, prerequisites
     ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
     : undefined);
-  return committedGuide(app, ctx, done?.committed);
+  return sendCommittedGuide(app, reply, ctx, done?.committed);
 }
 
 /** Publishes (dated the first time) or unpublishes the guide. */

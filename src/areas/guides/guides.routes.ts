@@ -125,7 +125,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
         const source = await loadRevisionSource(db, await fullRow(), wanted);
         if (!source) throw notFound('Revision');
         return buildFullRecordFor(db, config, source, request.user, rendered);
-      }, wanted);
+      }, { atRevision: wanted });
     } else {
       const source = await loadRevisionSource(db, await fullRow(), wanted);
       if (!source) throw notFound('Revision');
@@ -185,10 +185,10 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       body: guidePatchBody(types),
       response: { 200: FullGuide, ...conflictResponse, ...errorResponses(401, 403, 404, 422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'edit');
     const fields = await validateGuideFields(db, ctx.user!, request.body, ctx.row);
-    return editGuide(app, ctx, request.query.revisionid, fields);
+    return editGuide(app, reply, ctx, request.query.revisionid, fields);
   });
 
   app.delete('/guides/:guideid', {

@@ -5,6 +5,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
+import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
 
 let author: TestUser;
 let moderator: TestUser;
@@ -60,6 +61,24 @@ describe('the guide cache', () => {
     const after = (await read(g.guideid)).json();
     expect(after.steps[1].lines.map((l: { text_raw: string }) => l.text_raw)).toEqual(["Now with '''new''' text"]);
     expect(after.revisionid).toBeGreaterThan(g.revisionid);
+  });
+
+  it('an edit\'s answer is kept: the next read is a hit with the same bytes, and the steps it did not change were not rendered again', async () => {
+    const g = await makePublishedGuide(t, author, 3);
+    await read(g.guideid);
+    await flushStoredRecords(t.app);
+    const rendered = storedRecords(t.app).renderedHits;
+    const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Kept as answered' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().summary).toBe('Kept as answered');
+    // The three steps' lines and the guide's introduction and conclusion, from their stored HTML.
+    expect(storedRecords(t.app).renderedHits).toBe(rendered + 4);
+    const cache = guideCaches(t.app).guides;
+    const hits = cache.hits;
+    const after = await read(g.guideid);
+    expect(cache.hits).toBe(hits + 1);
+    expect(after.body).toBe(res.body);
+    expect(after.headers.etag).toBe(res.headers.etag);
   });
 
   it('a change without a new revision is served stale until invalidateGuide, then shows', async () => {
