@@ -55,7 +55,9 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * or built with `build`, serialized through the route's response schema and kept.
  * `atRevision`: the record of that kept revision instead (what readers see under an
  * approval process), cached under it with the row's cache_stamp. `justCommitted`: the
- * row is what a change just wrote, so no stored record can be of it yet (none is read).
+ * row is what a change just wrote, so no stored record can be of it yet (none is read),
+ * and the answer is kept in this process only: the write path does not also store it
+ * (a read that misses the process cache stores what it builds).
  */
 export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
   const { atRevision } = opts;
@@ -77,6 +79,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
       return found && { json: found.body, forClass: found.variant !== base };
     },
     put(json, cls, builtAt) {
+      if (opts.justCommitted) return;
       store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json });
     },
   };

@@ -73,7 +73,7 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
  * after the transaction from the row it wrote and the prerequisites and tags its
  * revision kept (none of them read again), through the read cache under the committed
  * (revisionid, cache_stamp): the texts it did not change are not rendered again, and the
- * next read of the guide finds the answer kept (guides.cache.ts).
+ * next read of the guide in this process finds the answer kept (guides.cache.ts).
  */
 async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined) {
   if (!committed || committed.row.deleted) return currentGuide(app, ctx);
