@@ -33,6 +33,7 @@ import * as wikiRecords from './2026_11_25_0600_wiki_records.js';
 import * as searchBackgroundMerge from './2026_11_25_0700_search_background_merge.js';
 import * as stampsInOrder from './2026_11_25_0710_stamps_in_order.js';
 import * as stampsAtCommit from './2026_11_25_0720_stamps_at_commit.js';
+import * as quizListSorts from './2026_11_25_0800_quiz_list_sorts.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0700_search_background_merge': searchBackgroundMerge,
   '2026_11_25_0710_stamps_in_order': stampsInOrder,
   '2026_11_25_0720_stamps_at_commit': stampsAtCommit,
+  '2026_11_25_0800_quiz_list_sorts': quizListSorts,
 };

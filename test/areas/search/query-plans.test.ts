@@ -10,6 +10,7 @@ import { makePublishedGuide } from '../../helpers/factories/guides.js';
 import { makeComment } from '../../helpers/factories/wikis.js';
 import { listComments } from '../../../src/areas/comments/comments.queries.js';
 import { searchDocs } from '../../../src/db/search.js';
+import { listQuizEntries } from '../../../src/areas/quizzes/quizzes.queries.js';
 
 let author: TestUser;
 let user: TestUser;
@@ -28,6 +29,8 @@ const t = appForFile({}, async () => {
       from generate_series(1, 5000) i`.execute(t.db);
     await sql`insert into comments (context, contextid, langid, text_raw, date, userid)
       select 'guide', ${base} + 1 + (i % 5000), 'en', 'A bulk comment', 0, ${user.userid} from generate_series(1, 10000) i`.execute(t.db);
+    await sql`insert into quizzes (title, category, created_date, released_date, sessions_submitted, deleted)
+      select 'Quiz ' || i, 'Bulk', 0, i, i % 7, case when i % 50 = 0 then 1 else 0 end from generate_series(1, 5000) i`.execute(t.db);
     await sql`analyze`.execute(t.db);
   }
 });
@@ -46,13 +49,17 @@ async function captured(run: () => Promise<unknown>): Promise<CompiledQuery[]> {
   return out;
 }
 
-async function planOf(db: Kysely<any>, q: CompiledQuery): Promise<string> {
+/** The plan of `q`; `topLevel`: only the outer query's steps (not its subqueries'). */
+async function planOf(db: Kysely<any>, q: CompiledQuery, opts: { topLevel?: boolean } = {}): Promise<string> {
   if (t.dialect === 'postgres') {
     const r = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${q.sql}`, [...q.parameters]));
-    return r.rows.map((x) => x['QUERY PLAN']).join('\n');
+    const lines = r.rows.map((x) => x['QUERY PLAN']);
+    // The outer query's steps are the lines before its first SubPlan.
+    const subplan = lines.findIndex((l) => /SubPlan/.test(l));
+    return (opts.topLevel && subplan >= 0 ? lines.slice(0, subplan) : lines).join('\n');
   }
-  const r = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
-  return r.rows.map((x) => x.detail).join('\n');
+  const r = await db.executeQuery<{ parent: number; detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
+  return r.rows.filter((x) => !opts.topLevel || x.parent === 0).map((x) => x.detail).join('\n');
 }
 
 describe('query plans of hot reads', () => {
@@ -79,5 +86,17 @@ describe('query plans of hot reads', () => {
     }
     const more = await captured(() => searchDocs(t.db, 'gearbox', { targets: [{ type: 'guide' }] }, { offset: 0, limit: 10 }));
     expect(more).toHaveLength(2); // three titles cannot fill ten: the full-text tiers fill up
+  });
+
+  it('GET /quizzes sorted by title or by sessions reads its page in order from an index (no sort of every quiz)', async () => {
+    for (const sort of ['quiz_title', 'sessions_submitted'] as const) {
+      for (const order of ['ASC', 'DESC'] as const) {
+        const [q] = await captured(() => listQuizEntries(t.db, t.app.config, { offset: 0, limit: 20, sort, order }));
+        const plan = await planOf(t.db, q, { topLevel: true });
+        const index = sort === 'quiz_title' ? 'quizzes_title_sort' : 'quizzes_sessions_sort';
+        expect(plan, `${sort} ${order}`).toMatch(new RegExp(index));
+        expect(plan, `${sort} ${order}`).not.toMatch(t.dialect === 'postgres' ? /\bSort\b/ : /TEMP B-TREE FOR ORDER BY/);
+      }
+    }
   });
 });
