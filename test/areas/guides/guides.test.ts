@@ -194,6 +194,11 @@ describe('GET /guides', () => {
     expect(desc.json().map((g: { guideid: number }) => g.guideid)).toEqual(asc.map((g: { guideid: number }) => g.guideid).reverse());
     const page = (await t.get('/guides?limit=2&offset=1')).json();
     expect(page.map((g: { guideid: number }) => g.guideid)).toEqual(asc.slice(1, 3).map((g: { guideid: number }) => g.guideid));
+    // A page is the same records, in the same order, as that slice of the whole list (the
+    // page's keys are found first, then its rows are read: guides.queries.ts lightRowsOfPage).
+    const descPage = (await t.get('/guides?limit=2&offset=1&order=DESC')).json();
+    expect(descPage).toEqual(desc.json().slice(1, 3));
+    expect((await t.get('/guides?limit=3&offset=2')).json()).toEqual(asc.slice(2, 5));
   });
 
   it('filters by guideids, type and modifiedSince', async () => {

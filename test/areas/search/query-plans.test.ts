@@ -99,4 +99,19 @@ describe('query plans of hot reads', () => {
       }
     }
   });
+
+  it('GET /guides at a deep offset finds the page\'s keys in an index first and reads only its rows', async () => {
+    const queries = await captured(async () => expect((await t.get('/guides?offset=4000&limit=20')).statusCode).toBe(200));
+    const page = queries.find((q) => /"page"/.test(q.sql));
+    expect(page, 'the page query').toBeDefined();
+    const plan = await planOf(t.db, page!);
+    if (t.dialect === 'postgres') {
+      // The limit applies to the keys, below the joins that read the rows and their owners.
+      expect(plan.split('\n')[0]).not.toMatch(/^Limit/);
+      expect(plan).toMatch(/->\s+Limit/);
+    } else {
+      expect(plan).toMatch(/SEARCH k USING COVERING INDEX guides_list/);
+      expect(plan).toMatch(/SEARCH g USING INDEX sqlite_autoindex_guides_1 \(guideid=\? AND langid=\?\)/);
+    }
+  });
 });
