@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ImageObject } from '../../http/schemas.js';
 import type { Config } from '../../config.js';
-import { imageVariantUrl } from './media.urls.js';
+import { imageVariantUrl, imageVariantUrls } from './media.urls.js';
 
 export const IMAGE_VARIANTS = ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original'] as const;
 export type ImageVariant = (typeof IMAGE_VARIANTS)[number];
@@ -13,9 +13,8 @@ export { imageVariantUrl };
 
 /** The image object, with a signed URL per variant (see media.urls.ts). */
 export function imageObject(config: Config, row: { imageid: number; guid: string }): ImageObject {
-  const out: ImageObject = { id: row.imageid, guid: row.guid };
-  for (const v of IMAGE_VARIANTS) (out as Record<string, unknown>)[v] = imageVariantUrl(config, row.guid, v);
-  return out;
+  // One HMAC per image, not one per variant: a record of a guide carries dozens of images.
+  return { id: row.imageid, guid: row.guid, ...imageVariantUrls(config, row.guid, IMAGE_VARIANTS) };
 }
 
 /** Image objects for many image ids at once. */

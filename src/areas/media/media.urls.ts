@@ -80,6 +80,15 @@ export function imageVariantUrl(config: Config, guid: string, variant: string): 
   return `${config.publicUrl}/files/images/${guid}.${variant}${signature(config, 'images', guid)}`;
 }
 
+/** Where each size variant of an image is served: one signature for all of them (it is the item's). */
+export function imageVariantUrls<V extends string>(config: Config, guid: string, variants: readonly V[]): Record<V, string> {
+  const base = `${config.publicUrl}/files/images/${guid}.`;
+  const sig = signature(config, 'images', guid);
+  const out = {} as Record<V, string>;
+  for (const v of variants) out[v] = `${base}${v}${sig}`;
+  return out;
+}
+
 /** Where a video encoding (`mp4`, `webm`) or the original (`original`) is served, signed. */
 export function videoFileUrl(config: Config, guid: string, name: string): string {
   return `${config.publicUrl}/files/videos/${guid}.${name}${signature(config, 'videos', guid)}`;
