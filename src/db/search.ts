@@ -188,6 +188,15 @@ export interface SearchHit {
   tier: number;
 }
 
+/**
+ * How searchDocs found its page. `fromTitles`: from the title-prefix tier alone (or no
+ * search at all), so that the page rests only on the columns of search_docs the
+ * 'search_titles' stamp follows (migration 2026_11_25_0810), not on bodies.
+ */
+export interface SearchAnswered {
+  fromTitles: boolean;
+}
+
 /** Candidates taken from the index per tier (more for deep pages, at most MAX_CANDIDATES); see searchDocs. */
 const CANDIDATES = 200;
 const MAX_CANDIDATES = 5000;
@@ -230,8 +239,9 @@ const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Bu
  * tier holds is the index's choice: acceptable for a suggester, whose first tier rarely
  * holds more than a few hundred titles.
  */
-export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }): Promise<SearchHit[]> {
+export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }, answered?: SearchAnswered): Promise<SearchHit[]> {
   const tokens = searchTokens(text);
+  if (answered) answered.fromTitles = true;
   if (tokens.length === 0 || filter.targets.length === 0) return [];
   const prefix = text.trim().toLowerCase();
   const like = likeEscape(prefix) + '%';
@@ -280,7 +290,9 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   // prefixes scan much of the full-text index) cannot change the answer and are not asked.
   const hits = rankHits(await fetchTiers([0]), prefix);
   const wanted = page.offset + page.limit;
-  const ranked = hits.filter((h) => h.tier === 0).length >= wanted ? hits : rankHits(await fetchTiers([0, 1, 2]), prefix);
+  const fromTitles = hits.filter((h) => h.tier === 0).length >= wanted;
+  if (answered) answered.fromTitles = fromTitles;
+  const ranked = fromTitles ? hits : rankHits(await fetchTiers([0, 1, 2]), prefix);
   return ranked.slice(page.offset, wanted).map(({ type, id, langid, tier }) => ({ type, id, langid, tier }));
 }
 

@@ -5,11 +5,11 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { invalidField } from '../../http/errors.js';
-import { searchDocs, type SearchFilter } from '../../db/search.js';
+import { searchDocs, type SearchAnswered, type SearchFilter } from '../../db/search.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
 import { GuideResult, loadGuideResults } from './search.guides.js';
-import { sendCachedAnswer } from '../shared/byte-cache.js';
+import { sendCachedAnswerUnder } from '../shared/byte-cache.js';
 
 const TAG = ['Suggest'];
 export const SUGGEST_LIMIT = 10;
@@ -49,12 +49,12 @@ export async function searchRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = app;
 
-  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }) {
+  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }, answered?: SearchAnswered) {
     const names = (query.doctypes ?? 'all').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((n) => !(DOCTYPES as readonly string[]).includes(n));
     if (bad !== undefined) throw invalidField('doctypes', `Unknown doctype "${bad}"; use ${DOCTYPES.join(', ')}.`);
     const targets = suggestTargets((names.length ? names : ['all']) as Doctype[]);
-    const hits = await searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT });
+    const hits = await searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered);
     const [wikis, guides] = await Promise.all([
       loadLightWikis(db, config, hits.filter((h) => h.type === 'wiki').map((h) => ({ wikiid: h.id, langid: h.langid }))),
       loadGuideResults(db, config, hits.filter((h) => h.type === 'guide').map((h) => ({ guideid: h.id, langid: h.langid }))),
@@ -74,11 +74,17 @@ export async function searchRoutes(fastify: FastifyInstance) {
       response: { 200: SuggestResponse, ...errorResponses(422) },
     },
   }, async (request, reply) => {
-    // Kept as bytes per query while nothing it shows changed (search, wikis: the 'search'
-    // stamp; guide records: 'guides'); a suggester is asked the same prefixes again and again.
+    // Kept as bytes per query while nothing it shows changed; a suggester is asked the same
+    // prefixes again and again. What it found: the 'search' stamp, or 'search_titles' when
+    // the titles alone filled the page (comments and bodies do not change it then); wikis
+    // follow both, guide records 'guides'. Suggestions are the same for everyone.
     const q = request.query;
     const key = JSON.stringify([request.params.query, q.doctypes ?? null, q.showAllLanguages ?? false]);
-    return sendCachedAnswer(app, reply, request.user ?? null, ['search', 'guides'], key, async () => ({ value: await suggest(request.params.query, q), dependsOnViewer: false }));
+    return sendCachedAnswerUnder(app, reply, { narrow: ['search_titles', 'guides'], wide: ['search', 'guides'] }, key, async () => {
+      const answered: SearchAnswered = { fromTitles: false };
+      const value = await suggest(request.params.query, q, answered);
+      return { value, narrow: answered.fromTitles };
+    });
   });
 
   app.get('/suggest', {

@@ -182,5 +182,28 @@ export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyRe
   return cachedOrBuilt(answerCache(app), reply, user, `${stamps[0]}:${key}`, second, shown, build);
 }
 
+/**
+ * An answer for anyone, kept under one of two pairs of stamps, as its build says: `narrow`
+ * when what it rests on is followed by a stamp bumped less often (a suggestion answered
+ * from titles alone: 'search_titles' instead of 'search'), `wide` otherwise. A kept answer
+ * is looked for under the narrow pair first; all the stamps come from one read, before
+ * `build` runs.
+ */
+export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: FastifyReply, stamps: { narrow: [string, string]; wide: [string, string] }, key: string, build: () => Promise<{ value: T; narrow: boolean }>): Promise<T | FastifyReply> {
+  if (app.config.guideCacheMb <= 0) return (await build()).value;
+  const all = await readStamps(app.db, null);
+  const pair = (p: [string, string]) => ({ key: `${p[0]}:${key}`, shown: all.get(p[0]) ?? -1, second: all.get(p[1]) ?? -1 });
+  const narrow = pair(stamps.narrow);
+  const wide = pair(stamps.wide);
+  const cache = answerCache(app);
+  const now = reply.server.clock.now();
+  const hit = cache.getEntry(narrow.key, narrow.second, narrow.shown, now) ?? cache.getEntry(wide.key, wide.second, wide.shown, now);
+  if (hit) return sendKept(reply, hit);
+  const built = await build();
+  const json = Buffer.from(reply.serializeInput(built.value as unknown as Record<string, unknown>, '200') as string);
+  const under = built.narrow ? narrow : wide;
+  return sendKept(reply, cache.set(under.key, under.second, under.shown, now, json));
+}
+
 /** The answers' cache of one app: GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
 export const answerCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl));

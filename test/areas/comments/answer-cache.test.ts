@@ -71,6 +71,52 @@ describe('GET /suggest/{query}, kept as bytes', () => {
     await sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db);
     expect(await suggest('Zebrafix')).toEqual([]);
   });
+
+  /** Queries sent while `run` runs that read the search index. */
+  async function searchQueries(run: () => Promise<unknown>): Promise<number> {
+    let n = 0;
+    t.app.dbHandle.setQueryListener!((e) => { if (/search_docs|search_fts/.test(e.query.sql)) n++; });
+    try {
+      await run();
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    return n;
+  }
+  const stampsNow = async () => Object.fromEntries((await t.db.selectFrom('cache_stamps').select(['key', 'stamp']).where('key', 'in', ['search', 'search_titles']).execute()).map((r) => [r.key, Number(r.stamp)]));
+
+  it('an answer the titles filled is kept through comments and edits of bodies, and shows titles, visibility and new titled documents at the next read', async () => {
+    const wikis = [];
+    for (let i = 0; i < 11; i++) wikis.push(await makeWiki(t, author, { title: `Vortexa part ${String(i).padStart(2, '0')}` }));
+    const first = await suggest('Vortexa');
+    expect(first.map((r) => r.title)).toEqual(wikis.slice(0, 10).map((w) => w.title));
+
+    // A comment whose words match, and a body edited by hand: 'search' moves, 'search_titles' does not.
+    const before = await stampsNow();
+    await makeComment(t, user, 'wiki', wikis[10].wikiid, { text: 'Vortexa parts wear out.' });
+    await sql`update search_docs set body = 'Vortexa Vortexa' where kind = 'wiki' and docid = ${wikis[3].wikiid}`.execute(t.db);
+    const after = await stampsNow();
+    expect(after.search).toBeGreaterThan(before.search);
+    expect(after.search_titles).toBe(before.search_titles);
+    const hits = answerCache(t.app).hits;
+    expect(await searchQueries(async () => expect(await suggest('Vortexa')).toEqual(first))).toBe(0);
+    expect(answerCache(t.app).hits).toBe(hits + 1);
+
+    // What the title tier reads does move it: a row hidden by hand, a new titled wiki (shorter: first).
+    await sql`update search_docs set visible = 0 where kind = 'wiki' and docid = ${wikis[0].wikiid}`.execute(t.db);
+    expect((await suggest('Vortexa')).map((r) => r.wikiid)).toEqual(wikis.slice(1, 11).map((w) => w.wikiid));
+    const short = await makeWiki(t, author, { title: 'Vortexa' });
+    expect((await suggest('Vortexa')).map((r) => r.wikiid)).toEqual([short.wikiid, ...wikis.slice(1, 10).map((w) => w.wikiid)]);
+    expect((await stampsNow()).search_titles).toBeGreaterThan(after.search_titles);
+  });
+
+  it('an answer the titles did not fill follows every write of the index: a matching comment shows at the next read', async () => {
+    const w = await makeWiki(t, author, { title: 'Quorvane valve' });
+    const other = await makeWiki(t, author, { title: unique('Plain wiki ') });
+    expect((await suggest('Quorvane')).map((r) => r.wikiid)).toEqual([w.wikiid]);
+    await makeComment(t, user, 'wiki', other.wikiid, { text: 'Fits the Quorvane too.' });
+    expect((await suggest('Quorvane')).map((r) => r.wikiid)).toEqual([w.wikiid, other.wikiid]);
+  });
 });
 
 describe('reads of the stamps', () => {
