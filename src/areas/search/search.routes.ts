@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { invalidField } from '../../http/errors.js';
-import { searchDocs, type SearchAnswered, type SearchFilter } from '../../db/search.js';
+import { searchDocs, type SearchFilter } from '../../db/search.js';
+import { suggestionHits } from './suggest-hits.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
 import { GuideResult, loadGuideResults } from './search.guides.js';
@@ -49,18 +50,20 @@ export async function searchRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = app;
 
-  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }, answered?: SearchAnswered) {
+  /** The answer, and whether it rests on titles alone (see suggestionHits); `key` names the query for the kept hits. */
+  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }, key: string) {
     const names = (query.doctypes ?? 'all').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((n) => !(DOCTYPES as readonly string[]).includes(n));
     if (bad !== undefined) throw invalidField('doctypes', `Unknown doctype "${bad}"; use ${DOCTYPES.join(', ')}.`);
     const targets = suggestTargets((names.length ? names : ['all']) as Doctype[]);
-    const hits = await searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered);
+    const { hits, fromTitles } = await suggestionHits(app, key, (answered) =>
+      searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered));
     const [wikis, guides] = await Promise.all([
       loadLightWikis(db, config, hits.filter((h) => h.type === 'wiki').map((h) => ({ wikiid: h.id, langid: h.langid }))),
       loadGuideResults(db, config, hits.filter((h) => h.type === 'guide').map((h) => ({ guideid: h.id, langid: h.langid }))),
     ]);
     const results = hits.map((h) => (h.type === 'wiki' ? wikis : guides).get(`${h.id}:${h.langid}`)).filter((r) => r !== undefined);
-    return { query: text, results };
+    return { value: { query: text, results }, fromTitles };
   }
 
   const description = `At most ${SUGGEST_LIMIT} guides and wikis in which every word of the query starts a word (of the title, summary or text, or of a comment on them), best first: titles that start with the query, then titles holding every word, then the rest; within each, shorter titles first, then titles by code point, then by type and id: the same results in the same order on every database (each tier ranks at most 200 candidates, so that a short prefix stays fast on a large site). Case-insensitive, diacritic-sensitive. Only public guides; only the site's default language unless \`showAllLanguages\`. Writes are found at once. An empty query (or one with no letters or digits) answers no results.`;
@@ -81,9 +84,8 @@ export async function searchRoutes(fastify: FastifyInstance) {
     const q = request.query;
     const key = JSON.stringify([request.params.query, q.doctypes ?? null, q.showAllLanguages ?? false]);
     return sendCachedAnswerUnder(app, reply, { narrow: ['search_titles', 'guides'], wide: ['search', 'guides'] }, key, async () => {
-      const answered: SearchAnswered = { fromTitles: false };
-      const value = await suggest(request.params.query, q, answered);
-      return { value, narrow: answered.fromTitles };
+      const { value, fromTitles } = await suggest(request.params.query, q, key);
+      return { value, narrow: fromTitles };
     });
   });
 
@@ -95,5 +97,5 @@ export async function searchRoutes(fastify: FastifyInstance) {
       querystring: SuggestQuery,
       response: { 200: SuggestResponse, ...errorResponses(422) },
     },
-  }, async (request) => suggest('', request.query));
+  }, async (request) => (await suggest('', request.query, JSON.stringify(['', request.query.doctypes ?? null, request.query.showAllLanguages ?? false]))).value);
 }

@@ -110,6 +110,20 @@ describe('GET /suggest/{query}, kept as bytes', () => {
     expect((await stampsNow()).search_titles).toBeGreaterThan(after.search_titles);
   });
 
+  it('an edit of a guide that changes no title shows at the next read without searching again; a new title searches again', async () => {
+    const guides = [];
+    for (let i = 0; i < 11; i++) guides.push(await makePublishedGuide(t, author, 0, { title: `Kestrune gear ${String(i).padStart(2, '0')}`, summary: 'First summary.' }));
+    expect((await suggest('Kestrune')).map((r) => r.guideid)).toEqual(guides.slice(0, 10).map((g) => g.guideid));
+    await sql`update guides set summary = 'Second summary.' where guideid = ${guides[0].guideid}`.execute(t.db);
+    let results: Array<Record<string, any>> = [];
+    expect(await searchQueries(async () => { results = await suggest('Kestrune'); })).toBe(0);
+    expect(results.map((r) => r.guideid)).toEqual(guides.slice(0, 10).map((g) => g.guideid));
+    expect(results[0].summary).toBe('Second summary.');
+    await sql`update guides set title = 'Renamed gear' where guideid = ${guides[0].guideid}`.execute(t.db);
+    expect(await searchQueries(async () => { results = await suggest('Kestrune'); })).toBeGreaterThan(0);
+    expect(results.map((r) => r.guideid)).toEqual(guides.slice(1, 11).map((g) => g.guideid));
+  });
+
   it('an answer the titles did not fill follows every write of the index: a matching comment shows at the next read', async () => {
     const w = await makeWiki(t, author, { title: 'Quorvane valve' });
     const other = await makeWiki(t, author, { title: unique('Plain wiki ') });
