@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { invalidField } from '../../http/errors.js';
-import { searchDocs, type SearchFilter } from '../../db/search.js';
+import { searchDocs, type SearchAnswered, type SearchFilter } from '../../db/search.js';
 import { suggestionHits } from './suggest-hits.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
@@ -50,14 +50,19 @@ export async function searchRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config } = app;
 
-  /** The answer, and whether it rests on titles alone (see suggestionHits); `key` names the query for the kept hits. */
-  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }, key: string) {
+  /**
+   * The answer, and whether it rests on titles alone. `key` names the query for its kept
+   * hits (suggestionHits); without one (nothing typed) the search is asked at once, which
+   * answers without reading the database.
+   */
+  async function suggest(text: string, query: { doctypes?: string; showAllLanguages?: boolean }, key?: string) {
     const names = (query.doctypes ?? 'all').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((n) => !(DOCTYPES as readonly string[]).includes(n));
     if (bad !== undefined) throw invalidField('doctypes', `Unknown doctype "${bad}"; use ${DOCTYPES.join(', ')}.`);
     const targets = suggestTargets((names.length ? names : ['all']) as Doctype[]);
-    const { hits, fromTitles } = await suggestionHits(app, key, (answered) =>
-      searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered));
+    const search = (answered: SearchAnswered) =>
+      searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered);
+    const { hits, fromTitles } = key === undefined ? { hits: await search({ fromTitles: true }), fromTitles: true } : await suggestionHits(app, key, search);
     const [wikis, guides] = await Promise.all([
       loadLightWikis(db, config, hits.filter((h) => h.type === 'wiki').map((h) => ({ wikiid: h.id, langid: h.langid }))),
       loadGuideResults(db, config, hits.filter((h) => h.type === 'guide').map((h) => ({ guideid: h.id, langid: h.langid }))),
@@ -97,5 +102,5 @@ export async function searchRoutes(fastify: FastifyInstance) {
       querystring: SuggestQuery,
       response: { 200: SuggestResponse, ...errorResponses(422) },
     },
-  }, async (request) => (await suggest('', request.query, JSON.stringify(['', request.query.doctypes ?? null, request.query.showAllLanguages ?? false]))).value);
+  }, async (request) => (await suggest('', request.query)).value);
 }

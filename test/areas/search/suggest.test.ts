@@ -115,6 +115,17 @@ describe('GET /suggest/{query}', () => {
     expect((await t.get('/suggest/')).json()).toEqual({ query: '', results: [] });
   });
 
+  it('GET /suggest (nothing typed) reads nothing from the database: the benchmark\'s floor', async () => {
+    const queries: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => queries.push(e.query.sql));
+    try {
+      for (const path of ['/suggest', '/suggest?doctypes=guide', '/suggest?showAllLanguages=true']) expect((await t.get(path)).json(), path).toEqual({ query: '', results: [] });
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(queries).toEqual([]);
+  });
+
   it('query syntax is not interpreted: quotes, operators and LIKE wildcards are plain text', async () => {
     await makeWiki(t, author, { title: 'Percent 100% guide' });
     expect(await suggest('NOT OR AND')).toEqual([]);
