@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { forbidden } from '../../http/errors.js';
-import { readsEveryGuide, guideAccess } from '../shared/guide-access.js';
+import { readsEveryGuide, canReadGuide } from '../shared/guide-access.js';
 import type { GuideRow } from '../guides/guides.queries.js';
 import type { CommentContext } from './comments.schemas.js';
 import { prepared } from '../../db/prepared.js';
@@ -63,7 +63,7 @@ export function resolveContext(db: Kysely<Database>, context: CommentContext, id
 
 /** 403 unless the user may read what the comment is on (only guides and steps can be private). */
 export async function requireContextRead(db: Kysely<Database>, user: AuthUser | null, target: ContextTarget): Promise<void> {
-  if (target.guide && !(await guideAccess(db, user, target.guide)).read) throw forbidden('This guide is private.');
+  if (target.guide && !(await canReadGuide(db, user, target.guide))) throw forbidden('This guide is private.');
 }
 
 /** Who reads the comments on every private guide in lists: those who read every private guide. */

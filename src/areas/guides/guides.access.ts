@@ -10,7 +10,7 @@ import { findGuideHead, findGuideRow, type GuideHead, type GuideRow } from './gu
 import { guideAccess, type GuideAccess } from '../shared/guide-access.js';
 
 export {
-  readsEveryGuide, guideRowReadable, readableLanguages, preferredRow, isCollaborator, guideAccess,
+  readsEveryGuide, guideRowReadable, readableLanguages, preferredRow, isCollaborator, guideAccess, canReadGuide,
   readableGuideIds, readableColumn, visiblePrerequisites, type GuideAccess,
 } from '../shared/guide-access.js';
 

@@ -19,7 +19,7 @@ import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
 import { unprocessable, type FieldError } from '../../http/errors.js';
 import type { GuideRow } from '../guides/guides.queries.js';
-import { guideAccess } from '../shared/guide-access.js';
+import { canReadGuide } from '../shared/guide-access.js';
 import { collectRefs } from '../../markup/index.js';
 
 export type MediaKind = 'image' | 'video' | 'document';
@@ -145,7 +145,7 @@ export async function readableMedia(db: Db, user: AuthUser | null, kind: MediaKi
     if (out.has(mediaid)) continue;
     let read = decided.get(row);
     if (read === undefined) {
-      read = (await guideAccess(db, user, row)).read;
+      read = await canReadGuide(db, user, row);
       decided.set(row, read);
     }
     if (read) out.add(mediaid);

@@ -12,7 +12,7 @@ import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { hasPrivilege, type AuthUser } from '../../http/auth.js';
-import { guideAccess, readableGuideIds, readsEveryGuide } from '../guides/guides.access.js';
+import { canReadGuide, guideAccess, readableGuideIds, readsEveryGuide } from '../guides/guides.access.js';
 import { canEditWiki } from '../wikis/wikis.queries.js';
 import { mainRow, type Db, type DocTarget, type ScheduleRow } from './review.queries.js';
 
@@ -34,7 +34,7 @@ export async function editsDocument(db: Db, config: Config, user: AuthUser, t: D
 /** Whether `user` reads the document: wikis are read by anyone; a guide in at least one language. */
 export async function readsDocument(db: Db, user: AuthUser | null, t: DocTarget): Promise<boolean> {
   if (t.wiki) return true;
-  for (const g of t.guideRows) if ((await guideAccess(db, user, g)).read) return true;
+  for (const g of t.guideRows) if (await canReadGuide(db, user, g)) return true;
   return false;
 }
 

@@ -8,7 +8,7 @@
 //     user is in; invalidate all of a user's sessions: Admins and those leads.
 
 import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
-import { guideAccess } from '../guides/guides.access.js';
+import { canReadGuide } from '../guides/guides.access.js';
 import type { Db, QuizDoc } from './quizzes.queries.js';
 
 export const managesQuizzes = (user: AuthUser | null) => hasPrivilege(user, 'Author');
@@ -57,6 +57,6 @@ export async function passedQuizzes(db: Db, userid: number, quizids: number[]): 
 /** Whether `user` reads the document: wikis are read by anyone; a guide in the language taken. */
 export async function readsDoc(db: Db, user: AuthUser | null, doc: QuizDoc): Promise<boolean> {
   if (doc.doctype === 'wiki') return true;
-  return doc.guideRow ? (await guideAccess(db, user, doc.guideRow)).read : false;
+  return doc.guideRow ? await canReadGuide(db, user, doc.guideRow) : false;
 }
 

@@ -95,6 +95,11 @@ export async function guideAccess(db: Db, user: AuthUser | null, row: Pick<Guide
   return { read: contributed !== undefined, edit: false, manage: false };
 }
 
+/** Whether `user` reads the guide's row: guideAccess's `read`, without its queries when the guide is public. */
+export async function canReadGuide(db: Db, user: AuthUser | null, row: Pick<GuideRow, 'guideid' | 'langid' | 'public' | 'userid'>): Promise<boolean> {
+  return toBool(row.public) || (await guideAccess(db, user, row)).read;
+}
+
 /**
  * The guideids the user may read in at least one language (not deleted), as a subquery
  * for lists derived from guides (`where('docid', 'in', readableGuideIds(db, user))`):

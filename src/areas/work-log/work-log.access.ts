@@ -12,7 +12,7 @@ import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
 import { findGuideRow } from '../guides/guides.queries.js';
-import { guideAccess, guideRowReadable } from '../guides/guides.access.js';
+import { canReadGuide, guideRowReadable } from '../guides/guides.access.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import type { WorkLogRow } from './work-log.queries.js';
 
@@ -28,7 +28,7 @@ export const actsOnEntry = (user: AuthUser, row: WorkLogRow) => user.userid === 
 export async function readsEntry(db: Db, config: Config, user: AuthUser, row: WorkLogRow): Promise<boolean> {
   if (actsOnEntry(user, row) || user.userid === row.userid_created) return true;
   const guide = await findGuideRow(db, config, row.guideid, row.langid);
-  return guide !== undefined && (await guideAccess(db, user, guide)).read;
+  return guide !== undefined && await canReadGuide(db, user, guide);
 }
 
 type EntryQuery<O> = SelectQueryBuilder<Database & { w: WorkLogTable }, 'w', O>;

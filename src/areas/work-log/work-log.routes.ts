@@ -9,7 +9,7 @@ import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { isAdmin, parsePrivileges, requireUser, type AuthUser } from '../../http/auth.js';
 import { findGuideRow } from '../guides/guides.queries.js';
-import { guideAccess } from '../guides/guides.access.js';
+import { canReadGuide } from '../guides/guides.access.js';
 import { StepDataPut, SuspendedQuery, TransitionBody, WorkLogCreate, WorkLogEntry, WorkLogList, WorkLogListQuery, type WorkLogStatus } from './work-log.schemas.js';
 import { findAssignee, findEntry, formOf, guideRevisionId, listEntries, suspendedEntries, workLogRecords, type WorkLogRow } from './work-log.queries.js';
 import { storedValue } from './work-log.values.js';
@@ -98,7 +98,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const q = request.query;
     const guide = await findGuideRow(db, config, guideid, q.langid);
     if (!guide) throw notFound('Guide');
-    if (!(await guideAccess(db, user, guide)).read) throw forbidden('This guide is private.');
+    if (!(await canReadGuide(db, user, guide))) throw forbidden('This guide is private.');
     return { results: await records(await suspendedEntries(db, user, guideid, q)) };
   });
 
@@ -128,14 +128,14 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     if (b.join_code) throw invalidField('join_code', 'join_code is not supported on this server: to carry on another user\'s entry, its assignee suspends it and you assume it (POST /work_log/{entryid}/assume).', 'unsupported');
     const guide = await findGuideRow(db, config, b.guideid, b.langid);
     if (!guide) throw invalidField(b.langid ? 'langid' : 'guideid', b.langid ? `Guide ${b.guideid} has no ${b.langid} version.` : `No guide ${b.guideid}.`);
-    if (!(await guideAccess(db, user, guide)).read) throw forbidden('This guide is private.');
+    if (!(await canReadGuide(db, user, guide))) throw forbidden('This guide is private.');
     let assignee = user.userid;
     if (b.userid !== undefined && b.userid !== user.userid) {
       forbiddenUnless(canAssignOthers(user), 'Only Moderators and Admins assign an entry to another user.');
       const other = await findAssignee(db, b.userid);
       if (!other || !other.enabled) throw invalidField('userid', `No active user ${b.userid}.`);
       const asOther: AuthUser = { userid: other.userid, username: other.username, privileges: parsePrivileges(other.privileges), tokenHash: '', impersonatedBy: null };
-      if (!(await guideAccess(db, asOther, guide)).read) throw invalidField('userid', `User ${other.userid} may not read this guide.`);
+      if (!(await canReadGuide(db, asOther, guide))) throw invalidField('userid', `User ${other.userid} may not read this guide.`);
       assignee = other.userid;
     }
     let revisionid = guide.revisionid;

@@ -22,7 +22,16 @@ const suggest = async (q: string, extra = '') => (await t.get(`/suggest/${encode
 describe('comments on guides and steps', () => {
   it('comments on a public guide: titled with the guide, in its language; on a step too', async () => {
     const g = await makePublishedGuide(t, author, 2, { title: unique('Brake pad swap ') });
-    const c = await makeComment(t, user, 'guide', g.guideid, { text: 'Which torque for the caliper bolts?' });
+    // Anyone reads a public guide: who else may edit it is not asked (canReadGuide).
+    const sent: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => sent.push(e.query.sql));
+    let c: any;
+    try {
+      c = await makeComment(t, user, 'guide', g.guideid, { text: 'Which torque for the caliper bolts?' });
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(sent.filter((q) => /guide_collaborators|guide_revisions/.test(q))).toEqual([]);
     expect(c).toMatchObject({ context: 'guide', contextid: g.guideid, title: g.title, locale: 'en', parentid: null });
     const s = await makeComment(t, user, 'step', g.steps[1].stepid, { text: 'The second step needs a 13 mm socket.' });
     expect(s).toMatchObject({ context: 'step', contextid: g.steps[1].stepid, title: g.title, locale: 'en' });
