@@ -100,7 +100,7 @@ export type LightRow = Awaited<ReturnType<ReturnType<typeof lightSelect>['execut
 /** A page of guides as keys: `k.guideid` and `k.langid` of guides (`k`), filtered, ordered, limited and offset. */
 export type GuideKeysQuery = SelectQueryBuilder<Database & { k: GuideTable }, 'k', { guideid: number; langid: string }>;
 
-/** The guides, as `k`, to select a page of keys from (guideListPage). */
+/** The guides, as `k`, to select a page of keys from (GET /guides, through lightRowsOfPage). */
 export const guideKeys = (db: Db): GuideKeysQuery => db.selectFrom('guides as k').select(['k.guideid', 'k.langid']);
 
 /**

@@ -77,7 +77,7 @@ export function signerId(config: Config): string {
 
 /** Where a size variant of an image is served, signed. */
 export function imageVariantUrl(config: Config, guid: string, variant: string): string {
-  return `${config.publicUrl}/files/images/${guid}.${variant}${signature(config, 'images', guid)}`;
+  return imageVariantUrls(config, guid, [variant])[variant];
 }
 
 /** Where each size variant of an image is served: one signature for all of them (it is the item's). */
