@@ -1,7 +1,8 @@
 // For operators, outside /api/2.0: liveness, readiness and Prometheus metrics.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelledHistogram, type HistogramSeries } from './histogram.js';
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/database.js';
 import { isMigrated } from '../db/migrate.js';
@@ -28,36 +29,29 @@ export function checkMetricsAccess(request: FastifyRequest, token: string) {
 export function registerOps(app: FastifyInstance, handle: DatabaseHandle, metricsToken: string) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
+  const requests = new LabelledHistogram('http_request_duration_seconds', 'HTTP request latency by route', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registry);
   const errors = new Counter({ name: 'http_errors_total', help: 'Responses with status >= 400', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const queries = new Histogram({
-    name: 'db_query_duration_seconds',
-    help: 'Database query latency',
-    labelNames: ['kind'],
-    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
-    registers: [registry],
-  });
+  const queries = new LabelledHistogram('db_query_duration_seconds', 'Database query latency', [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registry);
+  // The first word of a statement, lowercased (select, insert, ...), without copying the statement.
+  const kindOf = (text: string) => {
+    const at = text.search(/\S/);
+    return at < 0 ? '' : text.slice(at, at + 6).toLowerCase();
+  };
   handle.setQueryListener?.((event) => {
-    const kind = event.query.sql.trimStart().slice(0, 6).toLowerCase();
-    queries.observe({ kind: event.level === 'error' ? 'error' : kind }, event.queryDurationMillis / 1000);
+    const kind = event.level === 'error' ? 'error' : kindOf(event.query.sql);
+    queries.series(kind, () => ({ kind })).observe(event.queryDurationMillis / 1000);
   });
 
-  // prom-client hashes a labels object on every observation; the children for a (method,
-  // route, status) are looked up once and kept (routes are patterns: a bounded set).
-  const children = new Map<string, { duration: ReturnType<typeof requests.labels>; errors: ReturnType<typeof errors.labels> | null }>();
+  // The series of a (method, route, status) is looked up once and kept (routes are
+  // patterns: a bounded set).
+  const children = new Map<string, { duration: HistogramSeries; errors: ReturnType<typeof errors.labels> | null }>();
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unknown';
     const key = `${request.method} ${reply.statusCode} ${route}`;
     let child = children.get(key);
     if (!child) {
       const labels = { method: request.method, route, status: String(reply.statusCode) };
-      child = { duration: requests.labels(labels), errors: reply.statusCode >= 400 ? errors.labels(labels) : null };
+      child = { duration: requests.series(key, () => labels), errors: reply.statusCode >= 400 ? errors.labels(labels) : null };
       children.set(key, child);
     }
     child.duration.observe(reply.elapsedTime / 1000);
