@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fastJsonStringify from 'fast-json-stringify';
-import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -22,7 +21,7 @@ import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
-import { applySecurityHeaders, registerSecurityHeaders } from './http/security.js';
+import { applySecurityHeaders, registerResponseHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
@@ -185,14 +184,7 @@ export async function buildApp(options: BuildAppOptions) {
     done(null, out);
   });
   registerOps(app, handle, config.metricsToken);
-  registerSecurityHeaders(app);
-  await app.register(cors, {
-    origin: config.corsOrigins === '*' ? true : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-App-Id', 'Accept', 'X-Requested-With'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'Allow', 'Deprecation', 'Location', 'ETag'],
-    maxAge: 600,
-  });
+  registerResponseHeaders(app, config.corsOrigins);
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_req, ctx) =>

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import { applyCors, CORS_HEADERS, originAllowed, registerPreflightRoute } from './cors.js';
 
 export const API_CSP_DIRECTIVES = {
   defaultSrc: ["'none'"],
@@ -38,14 +39,18 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
 })();
 
 /**
- * Sets the security headers and the request id on every response (routes may override
- * the headers, as the reference page does its CSP).
+ * The one onRequest hook every response passes first: the security headers, the CORS
+ * headers (cors.ts: a preflight is answered here) and the request id, from objects built
+ * once. Routes may override a header, as the reference page does its CSP.
  */
-export function registerSecurityHeaders(app: FastifyInstance) {
+export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*') {
+  const fixed = Object.freeze({ ...SECURITY_HEADERS, ...CORS_HEADERS });
+  const allows = originAllowed(corsOrigins);
+  registerPreflightRoute(app);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(fixed);
     reply.header('x-request-id', request.id);
-    done();
+    if (!applyCors(request, reply, allows)) done();
   });
 }
 

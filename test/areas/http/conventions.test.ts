@@ -209,6 +209,36 @@ describe('CORS', () => {
     const res = await t.get('/users', { headers: { origin: 'https://app.example' } });
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
   });
+
+  // The rules @fastify/cors applied with this server's options, kept when the hook became
+  // our own (src/http/cors.ts); these pass on both.
+  it('says Vary: Origin and the readable headers on every answer, with or without an Origin', async () => {
+    for (const headers of [{}, { origin: 'https://app.example' }]) {
+      const res = await t.get('/users/999999999', { headers });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers.vary).toBe('Origin');
+      expect(res.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, Allow, Deprecation, Location, ETag');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+    expect((await t.get('/users')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers a preflight on any path before authentication, and refuses one without Origin or method', async () => {
+    const pre = await t.app.inject({ method: 'OPTIONS', url: '/api/2.0/no/such/path', headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' } });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.body).toBe('');
+    expect(pre.headers['content-length']).toBe('0');
+    expect(pre.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(pre.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+    expect(pre.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, X-App-Id, Accept, X-Requested-With');
+    expect(pre.headers['access-control-max-age']).toBe('600');
+    expect(pre.headers['x-request-id']).toBeTruthy();
+    for (const headers of [{ origin: 'https://app.example' }, { 'access-control-request-method': 'GET' }]) {
+      const bad = await t.app.inject({ method: 'OPTIONS', url: '/api/2.0/users', headers });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toBe('Invalid Preflight Request');
+    }
+  });
 });
 
 describe('operations and documentation', () => {
