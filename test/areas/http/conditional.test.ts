@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
-import { matchesIfNoneMatch } from '../../../src/http/conditional.js';
+import { createHash } from 'node:crypto';
+import { etagOf, matchesIfNoneMatch } from '../../../src/http/conditional.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -75,5 +76,15 @@ describe('ETag and If-None-Match', () => {
     expect(matchesIfNoneMatch('*', 'W/"abc"')).toBe(true);
     expect(matchesIfNoneMatch('"abcd"', 'W/"abc"')).toBe(false);
     expect(matchesIfNoneMatch(undefined, 'W/"abc"')).toBe(false);
+  });
+
+  it('a tag is the digest of the bytes, small bodies kept or not, large ones and Buffers alike', () => {
+    const digest = (b: string | Buffer) => `W/"${createHash('sha1').update(b).digest('base64url')}"`;
+    // More small bodies than are kept, then the first again: every tag is still its own digest.
+    const bodies = Array.from({ length: 700 }, (_, i) => JSON.stringify({ guides: [], total: i }));
+    for (const b of [...bodies, bodies[0], bodies[699]]) expect(etagOf(b)).toBe(digest(b));
+    const large = 'x'.repeat(1025);
+    expect(etagOf(large)).toBe(digest(large));
+    expect(etagOf(Buffer.from(bodies[1]))).toBe(digest(bodies[1]));
   });
 });
