@@ -213,7 +213,7 @@ describe('CORS', () => {
   // The rules @fastify/cors applied with this server's options, kept when the hook became
   // our own (src/http/cors.ts); these pass on both.
   it('says Vary: Origin and the readable headers on every answer, with or without an Origin', async () => {
-    for (const headers of [{}, { origin: 'https://app.example' }]) {
+    for (const headers of [{}, { origin: 'https://app.example' }] as Array<Record<string, string>>) {
       const res = await t.get('/users/999999999', { headers });
       expect(res.statusCode).toBe(404);
       expect(res.headers.vary).toBe('Origin');
