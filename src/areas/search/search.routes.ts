@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { invalidField } from '../../http/errors.js';
-import { searchDocs, type SearchAnswered, type SearchFilter } from '../../db/search.js';
+import { searchDocs, searchTokens, type SearchAnswered, type SearchFilter } from '../../db/search.js';
 import { suggestionHits } from './suggest-hits.js';
 import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
@@ -59,6 +59,8 @@ export async function searchRoutes(fastify: FastifyInstance) {
     const names = (query.doctypes ?? 'all').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((n) => !(DOCTYPES as readonly string[]).includes(n));
     if (bad !== undefined) throw invalidField('doctypes', `Unknown doctype "${bad}"; use ${DOCTYPES.join(', ')}.`);
+    // Nothing to look for (nothing typed, or no letter or digit): no results, and no search.
+    if (searchTokens(text).length === 0) return { value: { query: text, results: [] }, fromTitles: true };
     const targets = suggestTargets((names.length ? names : ['all']) as Doctype[]);
     const search = (answered: SearchAnswered) =>
       searchDocs(db, text, { targets, langids: query.showAllLanguages ? undefined : [config.languages[0]] }, { offset: 0, limit: SUGGEST_LIMIT }, answered);

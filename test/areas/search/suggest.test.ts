@@ -113,6 +113,12 @@ describe('GET /suggest/{query}', () => {
       expect(res.json().results, path).toEqual([]);
     }
     expect((await t.get('/suggest/')).json()).toEqual({ query: '', results: [] });
+    // Nothing to search for is answered at once, but the doctypes are still checked.
+    for (const path of ['/suggest?doctypes=movies', `/suggest/${enc('*!?')}?doctypes=guide,movies`]) {
+      const bad = await t.get(path);
+      expect(bad.statusCode, path).toBe(422);
+      expect(bad.json().errors[0].field, path).toBe('doctypes');
+    }
   });
 
   it('GET /suggest (nothing typed) reads nothing from the database: the benchmark\'s floor', async () => {
