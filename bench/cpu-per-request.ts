@@ -1,0 +1,64 @@
+// The server's CPU time per request for one path, against the baseline's (bench/baseline-
+// server.ts sending the same bytes): what a request costs the server's process, read from
+// /proc/<pid>/stat around a fixed number of requests. Less noisy than req/s on a shared
+// machine (a load on the other core slows the load generator, not the server's CPU time
+// per request), and a way to weigh one hook or handler against another. Linux only.
+//
+//   npm run build
+//   npx tsx bench/cpu-per-request.ts --database sqlite:data/bench-1k.sqlite --path /api/2.0/suggest [--requests 100000] [--header 'name: value']
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import autocannon, { type Options, type Result } from 'autocannon';
+import { freePort, startServer, REPO_ROOT } from './lib/server-process.js';
+import { BENCH_SERVER_ENV, DEFAULT_DATABASE } from './seed.js';
+
+const { values } = parseArgs({
+  options: {
+    database: { type: 'string', default: DEFAULT_DATABASE },
+    path: { type: 'string', default: '/api/2.0/suggest' },
+    requests: { type: 'string', default: '100000' },
+    header: { type: 'string', multiple: true, default: [] },
+  },
+});
+const requests = Number(values.requests);
+const headers = Object.fromEntries(values.header!.map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()]));
+
+/** User and system CPU time of a process so far, in clock ticks (100 per second on Linux). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+const load = (o: Options) => new Promise<Result>((resolve, reject) => autocannon(o, (err, r) => (err ? reject(err) : resolve(r))));
+
+/** µs of the process's CPU per request, after a warm-up of 5 000. */
+async function measure(url: string, pid: number) {
+  await load({ url, connections: 8, amount: 5000, headers });
+  const before = cpuTicks(pid);
+  const r = await load({ url, connections: 8, amount: requests, headers });
+  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
+  return ((cpuTicks(pid) - before) * 10_000) / requests;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cp-cpu-'));
+try {
+  console.log(`the server on ${values.database}, ${requests} requests of ${values.path}...`);
+  const server = await startServer({ databaseUrl: values.database!, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '1000' } });
+  const body = await (await fetch(server.url + values.path, { headers })).text();
+  const ours = await measure(server.url + values.path, server.proc.pid!);
+  await server.stop();
+
+  console.log('the baseline, the same bytes...');
+  writeFileSync(join(dir, 'samples.json'), JSON.stringify({ s: body }));
+  const port = await freePort();
+  const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(port), join(dir, 'samples.json')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => baseline.stdout!.once('data', resolve));
+  const base = await measure(`http://127.0.0.1:${port}/b/s/x`, baseline.pid!);
+  baseline.kill();
+  console.log(`server ${ours.toFixed(1)} µs of CPU per request, baseline ${base.toFixed(1)} µs: ${Math.round((100 * base) / ours)} %`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
