@@ -28,7 +28,6 @@ export function etagOf(body: string | Buffer): string {
   return tag;
 }
 
-
 // crypto.hash (Node 20.12+) digests in one call: no Hash object per answer, about 1 µs less
 // for a small one (every answer that carries no tag of its own is digested once).
 const sha1: (body: string | Buffer) => string = typeof crypto.hash === 'function'
