@@ -7,7 +7,11 @@
 // and a worker thread with its own connection runs a PASSIVE checkpoint every second (it
 // never waits for readers or writers, and they never wait for it).
 //
-// Merges: every commit that writes search_fts (a comment, an edit) adds a segment to the
+// The log: writes to search_docs reach the full-text index through a log (migration
+// 2026_11_25_0900_search_index_log); each step first replays a batch of it, LOG_BATCH
+// rows (about a hundred documents) to one segment, and merges only when it is empty.
+//
+// Merges: every commit that writes search_fts (a replay, a search's own) adds a segment to the
 // FTS5 index, and FTS5 merged segments inside such commits: most paid nothing, some tens
 // to hundreds of milliseconds (at 100 000 guides a comment's COMMIT took 0.79 ms on
 // average with them, 0.26 to 0.30 ms without). Automatic merging is off (migration
@@ -26,9 +30,12 @@
 // processes each run one worker; they take turns through SQLite's lock.
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { SEARCH_LOG_CLEAR_UPTO, SEARCH_LOG_REPLAY_UPTO } from './search.js';
 
 /** Pages (of about 4 KB) one merge step writes, at least. */
 const MERGE_PAGES = 16;
+/** Rows of the full-text index's log one step replays, at most (two per edited document). */
+const LOG_BATCH = 256;
 /** While another process holds the write lock, the pause before trying again; while the server writes, the longest wait at the gate at a time. */
 const MERGE_GAP_MS = 10;
 
@@ -60,6 +67,32 @@ const gate = new Int32Array(workerData.gate);
 const hasIndex = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'search_fts'").pluck();
 const totalChanges = db.prepare('select total_changes()').pluck();
 let merge = null;
+// The log of writes the index has not been told yet (search.ts, logSqliteFtsWrites): a
+// batch of its first rows, replayed in one transaction. True when there was one.
+const hasLog = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'search_fts_log'").pluck();
+let log = null;
+const replayBatch = () => {
+  if (!log) {
+    if (!hasLog.get()) return false;
+    log = {
+      end: db.prepare('select max(seq) from (select seq from search_fts_log order by seq limit ' + workerData.logBatch + ')').pluck(),
+      replay: db.prepare(${JSON.stringify(SEARCH_LOG_REPLAY_UPTO)}),
+      clear: db.prepare(${JSON.stringify(SEARCH_LOG_CLEAR_UPTO)}),
+    };
+  }
+  const upto = log.end.get();
+  if (upto === null) return false;
+  db.exec('begin immediate');
+  try {
+    log.replay.run(upto);
+    log.clear.run(upto);
+    db.exec('commit');
+  } catch (err) {
+    if (db.inTransaction) db.exec('rollback');
+    throw err;
+  }
+  return true;
+};
 // One merge step, unless the server is writing. The gate: this side raises MERGING, then
 // looks at WRITING; the server raises WRITING, then looks at MERGING (sequentially
 // consistent), so at most one of them goes on. FTS5 counts the rows it writes as
@@ -70,6 +103,7 @@ const mergeStep = () => {
   try {
     if (Atomics.load(gate, ${WRITING}) > 0) return { merged: false, busy: 1, writing: true };
     if (!hasIndex.get()) return { merged: false, busy: 0 };
+    if (replayBatch()) return { merged: true, busy: 0 };
     merge ??= db.prepare("insert into search_fts(search_fts, rank) values ('merge', " + workerData.mergePages + ")");
     const before = totalChanges.get();
     merge.run();
@@ -113,7 +147,7 @@ parentPort.on('message', (m) => {
 `;
 
 export interface CheckpointResult { busy: number; log: number; checkpointed: number; error?: string }
-/** One merge step: whether it merged anything, or found the write lock taken (busy 1; `writing`: by this process's server, at the gate). */
+/** One step of the index's upkeep: whether it wrote anything (a batch of the log, or a merge), or found the write lock taken (busy 1; `writing`: by this process's server, at the gate). */
 export interface MergeResult { merged: boolean; busy: number; writing?: boolean; error?: string }
 
 /** The server's side of the gate: around every write transaction of its connection. */
@@ -147,7 +181,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   const gate = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
   const workerData = {
     file, driver, gate: gate.buffer, intervalMs: options.intervalMs ?? 1000, mergeInBackground: options.mergeInBackground ?? true,
-    mergePages: MERGE_PAGES, mergeGapMs: MERGE_GAP_MS,
+    mergePages: MERGE_PAGES, mergeGapMs: MERGE_GAP_MS, logBatch: LOG_BATCH,
   };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // It must not keep a process alive that has nothing else to do.

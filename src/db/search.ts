@@ -2,8 +2,10 @@
 // database itself keeps in step with the indexed tables (triggers written by
 // `createSearchSource`), searched with prefix queries by `searchDocs`.
 //
-//  - SQLite: an FTS5 table `search_fts` (external content over search_docs, kept by
-//    triggers on search_docs; tokenizer unicode61 without diacritics; prefix indexes).
+//  - SQLite: an FTS5 table `search_fts` (external content over search_docs; tokenizer
+//    unicode61 without diacritics; prefix indexes), told of search_docs' changes through
+//    a log that triggers on search_docs append to (`logSqliteFtsWrites`) and that is
+//    replayed in batches by the server's worker thread and by a search before it reads.
 //  - PostgreSQL: a generated `tsvector` column on search_docs (the 'simple'
 //    configuration: no stemming, so prefixes of any language match) with a GIN index;
 //    title words carry weight A and body words weight B.
@@ -12,12 +14,14 @@
 // language, a guide in one language, a user, a comment...) and names the document a
 // hit on it leads to (`target_type`, `target_id`, `target_langid`): a wiki or guide
 // leads to itself, a comment to the guide or wiki it is on. Writes by any area (or by
-// hand in SQL) are indexed in the same transaction, so they are found at once.
+// hand in SQL) reach search_docs in the same transaction, and are found at once.
 //
 // The functions that write triggers are used by migrations, so what they generate is
 // frozen: change their output only by adding a new function.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres, likeEscape, withId } from './helpers.js';
+import { prepared } from './prepared.js';
+import type { Database } from './schema.js';
 
 /** Longest text indexed per row (PostgreSQL refuses tsvectors past 1 MB). */
 const BODY_LIMIT = 100_000;
@@ -62,6 +66,63 @@ export async function createSqliteFts(db: Kysely<any>, tokenize: string): Promis
     insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
     insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
   await sql`insert into search_fts(search_fts) values ('rebuild')`.execute(db);
+}
+
+/**
+ * SQLite: the full-text index is written from a log, not by the statement that changes
+ * search_docs (migration 2026_11_25_0900_search_index_log). The triggers on search_docs
+ * append what FTS5 would have been told, in order: the old title and body of a row to
+ * remove (`remove` 1), the new ones of a row to add (0). A row whose title and body did
+ * not change is not re-indexed. (Used by migrations: frozen.)
+ */
+export async function logSqliteFtsWrites(db: Kysely<any>): Promise<void> {
+  await sql`create table search_fts_log (seq integer primary key, id integer not null, title text not null, body text not null, remove integer not null)`.execute(db);
+  for (const suffix of ['ai', 'ad', 'au']) await sql.raw(`drop trigger if exists search_docs_${suffix}`).execute(db);
+  await sql`create trigger search_docs_ai after insert on search_docs begin
+    insert into search_fts_log (id, title, body, remove) values (new.id, new.title, new.body, 0); end`.execute(db);
+  await sql`create trigger search_docs_ad after delete on search_docs begin
+    insert into search_fts_log (id, title, body, remove) values (old.id, old.title, old.body, 1); end`.execute(db);
+  await sql`create trigger search_docs_au after update of title, body on search_docs when old.title is not new.title or old.body is not new.body begin
+    insert into search_fts_log (id, title, body, remove) values (old.id, old.title, old.body, 1), (new.id, new.title, new.body, 0); end`.execute(db);
+}
+
+/** SQLite: back to triggers that write the full-text index at once (the log's rows are replayed first). */
+export async function unlogSqliteFtsWrites(db: Kysely<any>): Promise<void> {
+  await sql.raw(SEARCH_LOG_REPLAY).execute(db);
+  for (const suffix of ['ai', 'ad', 'au']) await sql.raw(`drop trigger if exists search_docs_${suffix}`).execute(db);
+  await sql`drop table search_fts_log`.execute(db);
+  await sql`create trigger search_docs_ai after insert on search_docs begin
+    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+  await sql`create trigger search_docs_ad after delete on search_docs begin
+    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body); end`.execute(db);
+  await sql`create trigger search_docs_au after update of title, body on search_docs begin
+    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
+    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+}
+
+// Replaying the log: its rows in order, a removal as FTS5's 'delete' command (NULL in the
+// command column is a plain insert), then the rows replayed are deleted; in one write
+// transaction. The server's worker thread replays it in batches (db/checkpointer.ts), and
+// a search replays what is left before it reads the index, so a write is found at once.
+/** SQLite: the statement that replays the whole log (then empty it: SEARCH_LOG_CLEAR). */
+export const SEARCH_LOG_REPLAY = `insert into search_fts(search_fts, rowid, title, body)
+  select case when remove = 1 then 'delete' end, id, title, body from search_fts_log order by seq`;
+export const SEARCH_LOG_CLEAR = 'delete from search_fts_log';
+/** The same for the rows up to a seq (the worker's batches). */
+export const SEARCH_LOG_REPLAY_UPTO = `insert into search_fts(search_fts, rowid, title, body)
+  select case when remove = 1 then 'delete' end, id, title, body from search_fts_log where seq <= ? order by seq`;
+export const SEARCH_LOG_CLEAR_UPTO = 'delete from search_fts_log where seq <= ?';
+
+const logPending = prepared<Record<string, never>, { n: number }>('search_log_pending', (db) =>
+  (db as Kysely<any>).selectFrom('search_fts_log').select(sql<number>`1`.as('n')).limit(1));
+
+/** SQLite: replays the full-text index's log, if it holds anything, before the index is read. */
+export async function replaySearchLog(db: Kysely<any>): Promise<void> {
+  if (isPostgres(db) || (await logPending(db as Kysely<Database>, {})).length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    await sql.raw(SEARCH_LOG_REPLAY).execute(trx);
+    await sql.raw(SEARCH_LOG_CLEAR).execute(trx);
+  });
 }
 
 /** SQLite: removes the FTS5 table and its triggers (search_docs stays). */
@@ -279,11 +340,17 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   // target by the unique key; without statistics the planner would rather walk every row
   // of a kind and look the candidates up in an automatic index.
   const targetJoin = sql.raw(isPostgres(db) ? 'join' : 'cross join');
-  const fetchTiers = async (tiers: Array<0 | 1 | 2>) => (await sql<CandidateRow>`
+  // On SQLite, what the full-text index has not been told yet is replayed first (tier 0 of
+  // an ASCII prefix reads only search_docs).
+  const readsFts = (tiers: Array<0 | 1 | 2>) => !isPostgres(db) && tiers.some((n) => n > 0 || !ASCII.test(prefix));
+  const fetchTiers = async (tiers: Array<0 | 1 | 2>) => {
+    if (readsFts(tiers)) await replaySearchLog(db);
+    return (await sql<CandidateRow>`
     select c.type, c.id, c.langid, c.t, c.hit_title, t.title as title
     from (${sql.join(tiers.map(tierSql), sql` union all `)}) c
     ${targetJoin} search_docs t on t.kind = c.type and t.docid = c.id and t.langid = c.langid ${visible('t')}
     where ${targetFilter}`.execute(db)).rows;
+  };
 
   // The title-prefix tier comes from a btree range (the FTS anchor on SQLite for a prefix
   // that is not ASCII) and ranks first: when it alone fills the page, the word-prefix tiers (whose short

@@ -14,6 +14,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { replaySearchLog, searchDocs } from '../../src/db/search.js';
 import { appForFile } from '../helpers/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-search-merges-'));
@@ -38,8 +39,13 @@ const automerge = (db: Kysely<any>) => setting(db, 'automerge');
 /** Segments of the index: each has its first leaf (at least) in search_fts_idx. */
 const segments = async (db: Kysely<any>) =>
   Number((await sql<{ n: number }>`select count(distinct segid) as n from search_fts_idx`.execute(db)).rows[0].n);
-const matching = async (db: Kysely<any>, word: string) =>
-  (await sql<{ rowid: number }>`select rowid from search_fts where search_fts match ${word} order by rowid`.execute(db)).rows.map((r) => Number(r.rowid));
+/** The rowids the index finds for `word`, after what its log holds is replayed (as a search does). */
+const matching = async (db: Kysely<any>, word: string) => {
+  await replaySearchLog(db);
+  return (await sql<{ rowid: number }>`select rowid from search_fts where search_fts match ${word} order by rowid`.execute(db)).rows.map((r) => Number(r.rowid));
+};
+/** Rows of the index's log not replayed yet. */
+const logged = async (db: Kysely<any>) => Number((await sql<{ n: number }>`select count(*) as n from search_fts_log`.execute(db)).rows[0].n);
 
 /** Merge steps until one finds nothing left to merge. */
 async function mergeAll(handle: DatabaseHandle): Promise<number> {
@@ -51,7 +57,10 @@ async function mergeAll(handle: DatabaseHandle): Promise<number> {
   throw new Error('merging never ended');
 }
 
-/** One row of search_docs per transaction, as requests write them: each commit adds a segment. */
+/**
+ * One row of search_docs per transaction, each replayed from the log into the index at
+ * once (as a search between writes would): each replay adds a segment.
+ */
 async function index(db: Kysely<any>, docids: number[], text: (docid: number) => string): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
   for (const docid of docids) {
@@ -60,6 +69,7 @@ async function index(db: Kysely<any>, docids: number[], text: (docid: number) =>
         .returning('id').executeTakeFirstOrThrow();
       ids.set(docid, Number(row.id));
     });
+    await replaySearchLog(db);
   }
   return ids;
 }
@@ -92,9 +102,11 @@ describe('full-text index merges (SQLite)', () => {
     // Changed and removed in transactions of their own too.
     for (const d of docids.filter((d) => d % 10 === 0)) {
       await db.transaction().execute((trx) => trx.updateTable('search_docs').set({ title: `renamed${d} common`, body: '' }).where('kind', '=', 'note').where('docid', '=', d).execute());
+      await replaySearchLog(db);
     }
     for (const d of docids.filter((d) => d % 7 === 0)) {
       await db.transaction().execute((trx) => trx.deleteFrom('search_docs').where('kind', '=', 'note').where('docid', '=', d).execute());
+      await replaySearchLog(db);
     }
     // A few more commits until some level holds `usermerge` (8) segments: level 0 alone
     // reaches it within 16 (at crisismerge, 16, the commit merges it).
@@ -168,6 +180,70 @@ describe('full-text index merges (SQLite)', () => {
     const after = await handle.mergeSearchIndex!();
     expect([after.busy, after.error]).toEqual([0, undefined]);
     expect(await matching(db, 'otherword7')).toHaveLength(1);
+  });
+});
+
+/** The rowids FTS5 holds for `word` as it stands, log not replayed. */
+const indexed = async (db: Kysely<any>, word: string) =>
+  (await sql<{ rowid: number }>`select rowid from search_fts where search_fts match ${word} order by rowid`.execute(db)).rows.map((r) => Number(r.rowid));
+const note = (docid: number, title: string, body = '') => ({ kind: 'wiki', docid, langid: 'en', title, body, target_type: 'wiki', target_id: docid, target_langid: 'en' });
+
+describe('the full-text index\'s log (SQLite)', () => {
+  it('a write is logged, not indexed, until the worker replays it; a change of neither title nor body is not logged', async () => {
+    const { handle, db } = await site('log.sqlite');
+    const ids = await db.transaction().execute(async (trx) => {
+      const rows = await trx.insertInto('search_docs').values([note(1, 'Logword one'), note(2, 'Logword two'), note(3, 'Logword three', 'gasket')]).returning('id').execute();
+      return rows.map((r) => Number(r.id));
+    });
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('search_docs').set({ title: 'Renamedword two' }).where('id', '=', ids[1]).execute();
+      await trx.updateTable('search_docs').set({ visible: 0 }).where('id', '=', ids[2]).execute();
+      await trx.deleteFrom('search_docs').where('id', '=', ids[0]).execute();
+    });
+    // Three added, one renamed (its old text out, its new text in), one removed; the visibility change is not there.
+    expect(await logged(db)).toBe(6);
+    expect(await indexed(db, 'logword')).toEqual([]);
+
+    expect(await handle.mergeSearchIndex!()).toEqual({ merged: true, busy: 0 });
+    expect(await logged(db)).toBe(0);
+    expect(await indexed(db, 'logword')).toEqual([ids[2]]);
+    expect(await indexed(db, 'renamedword')).toEqual([ids[1]]);
+    expect(await indexed(db, 'gasket')).toEqual([ids[2]]);
+    await sql`insert into search_fts(search_fts, rank) values ('integrity-check', 1)`.execute(db);
+  });
+
+  it('the worker replays at most 256 rows a step, in the order they were written', async () => {
+    const { handle, db } = await site('batches.sqlite');
+    const docids = Array.from({ length: 200 }, (_, i) => i + 1);
+    await db.transaction().execute((trx) => trx.insertInto('search_docs').values(docids.map((d) => note(d, `batchword${d}`))).execute());
+    // Each renamed twice and then removed, in transactions of their own: their rows straddle the batches.
+    for (const d of docids.slice(0, 20)) {
+      for (const title of [`firstname${d}`, `secondname${d}`]) {
+        await db.updateTable('search_docs').set({ title }).where('kind', '=', 'wiki').where('docid', '=', d).execute();
+      }
+    }
+    await db.deleteFrom('search_docs').where('kind', '=', 'wiki').where('docid', '<=', 5).execute();
+    expect(await logged(db)).toBe(200 + 20 * 4 + 5);
+
+    expect((await handle.mergeSearchIndex!()).merged).toBe(true);
+    expect(await logged(db)).toBe(285 - 256);
+    expect((await handle.mergeSearchIndex!()).merged).toBe(true);
+    expect(await logged(db)).toBe(0);
+    await sql`insert into search_fts(search_fts, rank) values ('integrity-check', 1)`.execute(db);
+    expect(await indexed(db, 'firstname7')).toEqual([]);
+    expect(await indexed(db, 'secondname7')).toHaveLength(1);
+    expect(await indexed(db, 'secondname3')).toEqual([]);
+    expect(await indexed(db, 'batchword*')).toHaveLength(200 - 20);
+  });
+
+  it('a search finds what was written just before it, replaying the log itself', async () => {
+    const { db } = await site('search.sqlite');
+    await db.insertInto('search_docs').values(note(1, 'Gearbox manual', 'Torquewrench settings')).execute();
+    expect(await logged(db)).toBe(1);
+    // A body word: the full-text tiers, which read the index.
+    const hits = await searchDocs(db, 'torquewrench', { targets: [{ type: 'wiki' }] }, { offset: 0, limit: 10 });
+    expect(hits).toEqual([{ type: 'wiki', id: 1, langid: 'en', tier: 2 }]);
+    expect(await logged(db)).toBe(0);
   });
 });
 

@@ -35,6 +35,7 @@ import * as stampsInOrder from './2026_11_25_0710_stamps_in_order.js';
 import * as stampsAtCommit from './2026_11_25_0720_stamps_at_commit.js';
 import * as quizListSorts from './2026_11_25_0800_quiz_list_sorts.js';
 import * as searchTitlesStamp from './2026_11_25_0810_search_titles_stamp.js';
+import * as searchIndexLog from './2026_11_25_0900_search_index_log.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0720_stamps_at_commit': stampsAtCommit,
   '2026_11_25_0800_quiz_list_sorts': quizListSorts,
   '2026_11_25_0810_search_titles_stamp': searchTitlesStamp,
+  '2026_11_25_0900_search_index_log': searchIndexLog,
 };

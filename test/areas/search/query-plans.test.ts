@@ -85,7 +85,9 @@ describe('query plans of hot reads', () => {
       expect(plan).not.toMatch(/VIRTUAL TABLE/);
     }
     const more = await captured(() => searchDocs(t.db, 'gearbox', { targets: [{ type: 'guide' }] }, { offset: 0, limit: 10 }));
-    expect(more).toHaveLength(2); // three titles cannot fill ten: the full-text tiers fill up
+    // Three titles cannot fill ten: the full-text tiers fill up (on SQLite after the index's
+    // log is looked at, and replayed if it holds the setup's writes).
+    expect(more.filter((q) => !/search_fts_log|^(begin|commit)/.test(q.sql))).toHaveLength(2);
   });
 
   it('GET /quizzes sorted by title or by sessions reads its page in order from an index (no sort of every quiz)', async () => {
