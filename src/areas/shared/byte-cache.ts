@@ -24,12 +24,38 @@ export interface Entry {
   etag: string;
 }
 
+/**
+ * Builds under way, by what they build: a caller that misses what another is already
+ * building waits for that build instead of building it again (after a write, every
+ * concurrent reader of a list page or a guide missed it, and each built it). A caller
+ * whose shared build fails builds for itself.
+ */
+export class Builds<T> {
+  private running = new Map<string, Promise<T>>();
+  shared = 0;
+
+  async run(key: string, build: () => Promise<T>): Promise<T> {
+    const under = this.running.get(key);
+    if (under) {
+      this.shared++;
+      return under.catch(build);
+    }
+    const started = build();
+    this.running.set(key, started);
+    const done = () => { this.running.delete(key); };
+    started.then(done, done);
+    return started;
+  }
+}
+
 /** An LRU map bounded by the total size of its buffers. */
 export class ByteLru {
   private map = new Map<string, Entry>();
   private size = 0;
   hits = 0;
   misses = 0;
+  /** Misses being built (keptOrBuilt, sendCachedAnswerUnder). */
+  readonly builds = new Builds<Entry | { value: unknown }>();
   constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
   get(key: string, revisionid: number, stamp: number | string, now: number): Buffer | undefined {
@@ -139,17 +165,23 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   const cls = viewerClass(user);
   const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
   if (hit !== undefined) return hit;
-  const found = lower ? await lower.get(cls) : undefined;
-  // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
-  if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json);
-  const { value, dependsOnViewer, builtAt: oldest } = await build();
-  if (dependsOnViewer && cls === null) return { value };
-  const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
-  const builtAt = Math.min(now, oldest ?? now);
-  // The lower level ages it from its oldest part (media URLs signed then); this process from now.
-  const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
-  lower?.put(json, dependsOnViewer ? cls : null, builtAt);
-  return entry;
+  const missed = async (): Promise<Entry | { value: T }> => {
+    const found = lower ? await lower.get(cls) : undefined;
+    // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
+    if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json);
+    const { value, dependsOnViewer, builtAt: oldest } = await build();
+    if (dependsOnViewer && cls === null) return { value };
+    const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+    const builtAt = Math.min(now, oldest ?? now);
+    // The lower level ages it from its oldest part (media URLs signed then); this process from now.
+    const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
+    lower?.put(json, dependsOnViewer ? cls : null, builtAt);
+    return entry;
+  };
+  // Callers of a class get the same bytes under the same stamps: one build serves them all.
+  // A caller of no class may be given a value built for them alone: built apart.
+  if (cls === null) return missed();
+  return cache.builds.run(`${key}\u0000${cls}\u0000${revisionid}\u0000${stamp}`, missed) as Promise<Entry | { value: T }>;
 }
 
 /** Reads of `cache_stamps`, all its rows in one prepared query, shared by concurrent readers (db/shared-reads.ts). */
@@ -199,10 +231,13 @@ export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: Fast
   const now = reply.server.clock.now();
   const hit = cache.getEntry(narrow.key, narrow.second, narrow.shown, now) ?? cache.getEntry(wide.key, wide.second, wide.shown, now);
   if (hit) return sendKept(reply, hit);
-  const built = await build();
-  const json = Buffer.from(reply.serializeInput(built.value as unknown as Record<string, unknown>, '200') as string);
-  const under = built.narrow ? narrow : wide;
-  return sendKept(reply, cache.set(under.key, under.second, under.shown, now, json));
+  const built = await cache.builds.run(`${narrow.key}\u0000${narrow.second}\u0000${narrow.shown}\u0000${wide.second}\u0000${wide.shown}`, async () => {
+    const { value, narrow: isNarrow } = await build();
+    const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+    const under = isNarrow ? narrow : wide;
+    return cache.set(under.key, under.second, under.shown, now, json);
+  });
+  return sendKept(reply, built as Entry);
 }
 
 /** The answers' cache of one app: GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
