@@ -36,6 +36,7 @@ import * as stampsAtCommit from './2026_11_25_0720_stamps_at_commit.js';
 import * as quizListSorts from './2026_11_25_0800_quiz_list_sorts.js';
 import * as searchTitlesStamp from './2026_11_25_0810_search_titles_stamp.js';
 import * as searchIndexLog from './2026_11_25_0900_search_index_log.js';
+import * as dependentsWhenRequired from './2026_11_25_0910_dependents_when_required.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0800_quiz_list_sorts': quizListSorts,
   '2026_11_25_0810_search_titles_stamp': searchTitlesStamp,
   '2026_11_25_0900_search_index_log': searchIndexLog,
+  '2026_11_25_0910_dependents_when_required': dependentsWhenRequired,
 };

@@ -170,6 +170,31 @@ describe('the list cache', () => {
   });
 });
 
+describe('the stamps of the guides that require a guide', () => {
+  it('an edit, a new language and the removal of a guide bump the guides that require it, one and two levels down, and no other', async () => {
+    const a = await makePublishedGuide(t, author, 0, { title: 'Required first' });
+    const b = await makePublishedGuide(t, author, 0, { prerequisites: [a.guideid] });
+    const c = await makePublishedGuide(t, author, 0, { prerequisites: [b.guideid] });
+    const other = await makePublishedGuide(t, author, 0);
+    const stamps = async () => Object.fromEntries((await t.db.selectFrom('guides').select(['guideid', 'cache_stamp']).where('guideid', 'in', [b.guideid, c.guideid, other.guideid]).execute())
+      .map((r) => [r.guideid === b.guideid ? 'b' : r.guideid === c.guideid ? 'c' : 'other', Number(r.cache_stamp)]));
+    let before = await stamps();
+    const bumped = async (change: () => Promise<unknown>) => {
+      await change();
+      const after = await stamps();
+      const moved = Object.keys(after).filter((k) => after[k] !== before[k]).sort();
+      before = after;
+      return moved;
+    };
+    expect(await bumped(() => t.db.updateTable('guides').set({ title: 'Required, renamed' }).where('guideid', '=', a.guideid).execute())).toEqual(['b', 'c']);
+    // A guide nobody requires: nothing else moves.
+    expect(await bumped(() => t.db.updateTable('guides').set({ title: 'Required by nobody' }).where('guideid', '=', other.guideid).execute())).toEqual([]);
+    const row = await t.db.selectFrom('guides').selectAll().where('guideid', '=', a.guideid).executeTakeFirstOrThrow();
+    expect(await bumped(() => t.db.insertInto('guides').values({ ...row, langid: 'xx' }).execute())).toEqual(['b', 'c']);
+    expect(await bumped(() => t.db.deleteFrom('guides').where('guideid', '=', a.guideid).where('langid', '=', 'xx').execute())).toEqual(['b', 'c']);
+  });
+});
+
 describe('concurrent misses', () => {
   /** Queries `run` sends, the reads of stamps and views aside (every request reads stamps; views and stored records are written later). */
   async function queriesOf(run: () => Promise<unknown>): Promise<number> {
