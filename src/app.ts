@@ -21,7 +21,7 @@ import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
-import { applySecurityHeaders, registerResponseHeaders } from './http/security.js';
+import { registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
@@ -112,6 +112,7 @@ export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider
 
 export async function buildApp(options: BuildAppOptions) {
   const { config, handle } = options;
+  const applyRouterErrorHeaders = routerErrorHeaders(config.corsOrigins);
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
@@ -126,7 +127,7 @@ export async function buildApp(options: BuildAppOptions) {
     frameworkErrors: (err: Error, request: any, reply: any) => {
       // These replies skip the hooks: set what they would have set.
       const { status, body } = errorReply(request, err);
-      applySecurityHeaders(request.raw, reply.raw);
+      applyRouterErrorHeaders(request.raw, reply.raw);
       return reply.status(status).header('x-request-id', request.id).type('application/json').send(Buffer.from(JSON.stringify(body)));
     },
   } as FastifyServerOptions).withTypeProvider<TypeBoxTypeProvider>();

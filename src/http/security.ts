@@ -54,9 +54,19 @@ export function registerResponseHeaders(app: FastifyInstance, corsOrigins: reado
   });
 }
 
-/** The same headers, for responses written outside the request lifecycle (router errors). */
-export function applySecurityHeaders(_req: IncomingMessage, res: ServerResponse) {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+/**
+ * The same headers, for responses written outside the request lifecycle (router errors:
+ * a malformed URL), CORS's included, so that a browser client on an allowed origin can read
+ * the error too.
+ */
+export function routerErrorHeaders(corsOrigins: readonly string[] | '*'): (req: IncomingMessage, res: ServerResponse) => void {
+  const fixed = Object.entries({ ...SECURITY_HEADERS, ...CORS_HEADERS });
+  const allows = originAllowed(corsOrigins);
+  return (req, res) => {
+    for (const [name, value] of fixed) res.setHeader(name, value);
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== '' && allows(origin)) res.setHeader('access-control-allow-origin', origin);
+  };
 }
 
 /**

@@ -223,6 +223,19 @@ describe('CORS', () => {
     expect((await t.get('/users')).headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('a router error (a malformed URL) carries the CORS headers too, so a browser client can read it', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/2.0/users/%E0%A4%A', headers: { origin: 'https://app.example' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBeTruthy();
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(res.headers.vary).toBe('Origin');
+    expect(res.headers['access-control-expose-headers']).toBe('X-Request-Id, Retry-After, Allow, Deprecation, Location, ETag');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const without = await t.app.inject({ method: 'GET', url: '/api/2.0/users/%E0%A4%A' });
+    expect(without.headers['access-control-allow-origin']).toBeUndefined();
+    expect(without.headers.vary).toBe('Origin');
+  });
+
   it('answers a preflight on any path before authentication, and refuses one without Origin or method', async () => {
     const pre = await t.app.inject({ method: 'OPTIONS', url: '/api/2.0/no/such/path', headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' } });
     expect(pre.statusCode).toBe(204);
