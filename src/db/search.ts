@@ -58,6 +58,12 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
 export async function createSqliteFts(db: Kysely<any>, tokenize: string): Promise<void> {
   await sql.raw(`create virtual table search_fts using fts5(title, body, content='search_docs', content_rowid='id',
     tokenize='${tokenize}', prefix='1 2 3')`).execute(db);
+  await createImmediateFtsTriggers(db);
+  await sql`insert into search_fts(search_fts) values ('rebuild')`.execute(db);
+}
+
+/** SQLite: the triggers on search_docs that write the FTS5 index in the same statement. (Used by migrations: frozen.) */
+async function createImmediateFtsTriggers(db: Kysely<any>): Promise<void> {
   await sql`create trigger search_docs_ai after insert on search_docs begin
     insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
   await sql`create trigger search_docs_ad after delete on search_docs begin
@@ -65,7 +71,6 @@ export async function createSqliteFts(db: Kysely<any>, tokenize: string): Promis
   await sql`create trigger search_docs_au after update of title, body on search_docs begin
     insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
     insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
-  await sql`insert into search_fts(search_fts) values ('rebuild')`.execute(db);
 }
 
 /**
@@ -91,13 +96,7 @@ export async function unlogSqliteFtsWrites(db: Kysely<any>): Promise<void> {
   await sql.raw(SEARCH_LOG_REPLAY).execute(db);
   for (const suffix of ['ai', 'ad', 'au']) await sql.raw(`drop trigger if exists search_docs_${suffix}`).execute(db);
   await sql`drop table search_fts_log`.execute(db);
-  await sql`create trigger search_docs_ai after insert on search_docs begin
-    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
-  await sql`create trigger search_docs_ad after delete on search_docs begin
-    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body); end`.execute(db);
-  await sql`create trigger search_docs_au after update of title, body on search_docs begin
-    insert into search_fts(search_fts, rowid, title, body) values ('delete', old.id, old.title, old.body);
-    insert into search_fts(rowid, title, body) values (new.id, new.title, new.body); end`.execute(db);
+  await createImmediateFtsTriggers(db);
 }
 
 // Replaying the log: its rows in order, a removal as FTS5's 'delete' command (NULL in the

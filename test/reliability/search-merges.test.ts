@@ -236,6 +236,22 @@ describe('the full-text index\'s log (SQLite)', () => {
     expect(await indexed(db, 'batchword*')).toHaveLength(200 - 20);
   });
 
+  it('migrating down replays the log and writes the index at once again; up logs again', async () => {
+    const { handle, db } = await site('down.sqlite');
+    await db.insertInto('search_docs').values(note(1, 'Downword pending')).execute();
+    const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
+    const down = await migrator.migrateTo('2026_11_25_0810_search_titles_stamp');
+    expect(down.error).toBeUndefined();
+    expect(await indexed(db, 'downword')).toHaveLength(1);
+    await db.insertInto('search_docs').values(note(2, 'Downword immediate')).execute();
+    expect(await indexed(db, 'immediate')).toHaveLength(1);
+    await sql`insert into search_fts(search_fts, rank) values ('integrity-check', 1)`.execute(db);
+    await migrateToLatest(handle.db);
+    await db.insertInto('search_docs').values(note(3, 'Downword logged')).execute();
+    expect(await logged(db)).toBe(1);
+    expect(await indexed(db, 'logged')).toEqual([]);
+  });
+
   it('a search finds what was written just before it, replaying the log itself', async () => {
     const { db } = await site('search.sqlite');
     await db.insertInto('search_docs').values(note(1, 'Gearbox manual', 'Torquewrench settings')).execute();
