@@ -8,7 +8,7 @@ import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
 import { buildFullRecordFor, fullGuideRecord, stepRecordById } from './guides.records.js';
-import { cacheStamp, sendCachedGuide } from './guides.cache.js';
+import { cacheStamp, keptSteps, sendCachedGuide } from './guides.cache.js';
 import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
@@ -40,15 +40,15 @@ export async function changeGuide<T>(app: FastifyInstance, ctx: GuideContext, op
   return (await changeGuideRow(app, ctx, opts, fn))?.out;
 }
 
-/** changeGuide, answering also the guide's row as committed. */
-async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<{ out: T | undefined; committed: CommittedGuide } | undefined> {
+/** changeGuide, answering also the guide's row as the change locked it and as it committed it. */
+async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: ChangeOptions, fn?: (trx: Db, now: number) => Promise<T>): Promise<{ out: T | undefined; locked: GuideRow; committed: CommittedGuide } | undefined> {
   const { guideid, langid } = ctx.row;
   const now = app.clock.now();
   return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
     const locked = await lockGuide(trx, guideid, langid, opts.expected);
     const out = fn ? await fn(trx, now) : undefined;
     const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
-    return { out, committed };
+    return { out, locked, committed };
   })), async (stale) => {
     if (stale.kind === 'step' && stale.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, stale.stepid);
@@ -74,14 +74,23 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
  * revision kept (none of them read again), through the read cache under the committed
  * (revisionid, cache_stamp): the texts it did not change are not rendered again, and the
  * next read of the guide in this process finds the answer kept (guides.cache.ts).
+ * `stepsOf`: the row as the change locked it, when the change wrote no step: the steps of
+ * the record this process keeps at that row's stamps are taken as they are (`keptSteps`).
+ * They were current when the lock was taken (the stamps say so, as for a hit), and every
+ * write that would change them takes the same row's lock (a new revision, or a trigger
+ * bumping its cache_stamp), so they are current at the commit too.
  */
-async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined) {
+async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined, stepsOf?: GuideRow) {
   if (!committed || committed.row.deleted) return currentGuide(app, ctx);
   const { row } = committed;
+  const kept = stepsOf && keptSteps(app, stepsOf);
   // Read before the build reads the titles it vouches for, like a read's head.
   const titles = await cacheStamp(app.db, 'guide_titles');
   const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: titles };
-  return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => buildFullRecordFor(app.db, app.config, await loadCurrentSource(app.db, row, committed), ctx.user, rendered), { justCommitted: true });
+  return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => {
+    const source = await loadCurrentSource(app.db, row, { ...committed, stepRecords: kept?.steps });
+    return { ...(await buildFullRecordFor(app.db, app.config, source, ctx.user, rendered)), keptSince: kept?.keptSince };
+  }, { justCommitted: true });
 }
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */
@@ -95,7 +104,8 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
   const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites }, prerequisites
     ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
     : undefined);
-  return sendCommittedGuide(app, reply, ctx, done?.committed);
+  // A PATCH writes the guide's fields and prerequisites, never a step.
+  return sendCommittedGuide(app, reply, ctx, done?.committed, done?.locked);
 }
 
 /** Publishes (dated the first time) or unpublishes the guide. */

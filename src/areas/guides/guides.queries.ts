@@ -11,6 +11,7 @@ import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
 import type { GuideSnapshot, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { fieldIdsOf } from './guides.fields.js';
 import { prepared } from '../../db/prepared.js';
+import type { Step } from './guides.schemas.js';
 
 export type GuideRow = Selectable<GuideTable>;
 export type Db = Kysely<Database>;
@@ -146,6 +147,11 @@ export interface GuideSource {
   prereqIds: number[];
   tags: string[];
   steps: StepSource[];
+  /**
+   * The steps' records when they are known already (kept from a record of the same steps:
+   * guides.changes.ts); `steps` is then empty, and nothing of the steps is loaded or built.
+   */
+  stepRecords?: Step[];
 }
 
 export type BulletStyleRow = Selectable<GuideBulletStyleTable>;
@@ -186,15 +192,15 @@ export async function loadCurrentSteps(db: Db, guideid: number, langid: string, 
 }
 
 /** The current state of a guide, as a source for its record. */
-export async function loadCurrentSource(db: Db, row: GuideRow, known?: Pick<GuideSource, 'prereqIds' | 'tags'>): Promise<GuideSource> {
+export async function loadCurrentSource(db: Db, row: GuideRow, known?: Pick<GuideSource, 'prereqIds' | 'tags' | 'stepRecords'>): Promise<GuideSource> {
   const [owner, steps, prereqIds, tags] = await Promise.all([
     db.selectFrom('users').select('username').where('userid', '=', row.userid).executeTakeFirst(),
-    loadCurrentSteps(db, row.guideid, row.langid),
+    known?.stepRecords ? [] : loadCurrentSteps(db, row.guideid, row.langid),
     known?.prereqIds ?? db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', row.guideid).where('langid', '=', row.langid).orderBy('orderby').execute()
       .then((rows) => rows.map((p) => p.prereq_guideid)),
     known?.tags ?? tagsOf(db, 'guide', row.guideid),
   ]);
-  return { row, username: owner?.username ?? '', prereqIds, tags, steps };
+  return { row, username: owner?.username ?? '', prereqIds, tags, steps, stepRecords: known?.stepRecords };
 }
 
 /** A kept revision of a guide, as a source for its record; undefined when it is not one of the guide's. */

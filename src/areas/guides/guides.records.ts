@@ -200,22 +200,23 @@ export async function buildStepRecords(db: Db, config: Config, guideid: number, 
   const stepImages = steps.flatMap((s) => (s.media?.type === 'image' ? s.media.imageids : []));
   const stepVideos = steps.flatMap((s) => (s.media?.type === 'video' ? [s.media.videoid] : []));
   const [styles, images, videos, resolver, comments, fields] = await Promise.all([
-    loadBulletStyles(db),
+    // No steps (a guide without any, or whose step records are known): no lines to style.
+    steps.length ? loadBulletStyles(db) : undefined,
     loadImageObjects(db, config, [...stepImages, ...extraImageIds]),
     stepVideos.length ? loadVideoDetails(db, config, stepVideos) : Promise.resolve(new Map<number, unknown>()),
     loadMarkupResolver(db, config, mergeRefs([...lineDocs.values(), ...extraDocs].map(collectDocRefs)), langid),
     commentsOnSteps(db, config, steps.map((s) => s.stepid).filter((id) => id > 0)),
     loadFields(db, steps.flatMap((s) => s.fields)),
   ]);
-  const ctx: BuildContext = { config, styles, images, videos: videos as Map<number, unknown>, fields };
-  const records = steps.map((s) => {
+  const ctx: BuildContext | undefined = styles && { config, styles, images, videos: videos as Map<number, unknown>, fields };
+  const records = !ctx ? [] : steps.map((s) => {
     const kept = fragments?.found.get(s.stepid);
     const html = kept ?? s.lines.map((l) => renderDocInline(lineDocs.get(l.lineid) ?? wikiToDoc(l.text), resolver));
     if (!kept && fragments && s.stepid > 0) fragments.put(s.stepid, s.lines.map((l) => l.text), html);
     const index = new Map(s.lines.map((l, i) => [l, i]));
     return { ...stepRecord(guideid, s, ctx, (l) => html[index.get(l)!]), comments: comments.get(s.stepid) ?? [] };
   });
-  return { records, images, resolver, styles };
+  return { records, images, resolver };
 }
 
 function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStored[], wikis: Map<string, number>) {
@@ -331,7 +332,7 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
         image: light.image,
       };
     }),
-    steps: built.records,
+    steps: src.stepRecords ?? built.records,
     title: row.title,
     subject: row.subject,
     type: row.type,

@@ -62,6 +62,12 @@ export class ByteLru {
     return this.getEntry(key, revisionid, stamp, now)?.json;
   }
 
+  /** The entry under `key` valid at (revisionid, stamp), without counting a hit or a miss nor making it recent. */
+  peek(key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
+    const e = this.map.get(key);
+    return e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds ? e : undefined;
+  }
+
   getEntry(key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
     const e = this.map.get(key);
     if (e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds) {
@@ -131,6 +137,16 @@ function viewerClass(user: AuthUser | null): ViewerClass | null {
 }
 
 export type ViewerClass = 'anonymous' | 'every guide';
+const VIEWER_CLASSES: ViewerClass[] = ['anonymous', 'every guide'];
+
+/**
+ * Bytes kept under `key` at (revisionid, stamp) for anyone or for any viewer class: for
+ * callers that take from them only what is the same for every viewer (guides.changes.ts:
+ * a guide's steps).
+ */
+export function keptForAnyViewer(cache: ByteLru, key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
+  return cache.peek(key, revisionid, stamp, now) ?? VIEWER_CLASSES.map((cls) => cache.peek(`${key} for ${cls}`, revisionid, stamp, now)).find((e) => e !== undefined);
+}
 
 /**
  * A level under the process cache (guide records stored in the database: guides.stored.ts),
@@ -144,12 +160,19 @@ export interface LowerLevel {
 }
 
 /**
+ * What a build answers: the value, whether it depends on the viewer, and how old its parts
+ * are: `builtAt`, made from parts stored earlier (their media URLs were signed then);
+ * `keptSince`, made from parts of an entry this process kept since then (ByteLru.peek).
+ */
+export interface Built<T> { value: T; dependsOnViewer: boolean; builtAt?: number; keptSince?: number }
+
+/**
  * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
  * else under `key` and the viewer's class (guides.access.ts). With `lower`, a miss asks it
  * before building (the same rule for who gets which bytes), and what is built goes to it.
  * `build` may say its answer is older than now (`builtAt`: made from parts built earlier).
  */
-export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel) {
+export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<Built<T>>, lower?: LowerLevel) {
   const kept = await keptOrBuilt(cache, reply, user, key, revisionid, stamp, build, lower);
   return 'value' in kept ? kept.value : sendKept(reply, kept);
 }
@@ -159,7 +182,7 @@ export async function cachedOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user
  * caller whose answer is not kept. For callers that lay something over the kept bytes
  * before sending them (wikis.cache.ts: what only the caller may do).
  */
-export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<{ value: T; dependsOnViewer: boolean; builtAt?: number }>, lower?: LowerLevel): Promise<Entry | { value: T }> {
+export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, build: () => Promise<Built<T>>, lower?: LowerLevel): Promise<Entry | { value: T }> {
   // Entries age on the app's clock (seconds), like everything else that expires.
   const now = reply.server.clock.now();
   const cls = viewerClass(user);
@@ -169,13 +192,15 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     const found = lower ? await lower.get(cls) : undefined;
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
     if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json);
-    const { value, dependsOnViewer, builtAt: oldest } = await build();
+    const { value, dependsOnViewer, builtAt: oldest, keptSince } = await build();
     if (dependsOnViewer && cls === null) return { value };
     const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
     const builtAt = Math.min(now, oldest ?? now);
-    // The lower level ages it from its oldest part (media URLs signed then); this process from now.
-    const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, now, json);
-    lower?.put(json, dependsOnViewer ? cls : null, builtAt);
+    // The lower level ages it from its oldest part (media URLs signed then); this process from
+    // now, or from when the entry it took parts from was kept (so that reusing never renews them).
+    const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, Math.min(now, keptSince ?? now), json);
+    // Parts taken from a kept entry are of an age the lower level cannot know: not stored.
+    if (keptSince === undefined) lower?.put(json, dependsOnViewer ? cls : null, builtAt);
     return entry;
   };
   // Callers of a class get the same bytes under the same stamps: one build serves them all.

@@ -67,6 +67,8 @@ describe('the guide cache', () => {
     const g = await makePublishedGuide(t, author, 3);
     await read(g.guideid);
     await flushStoredRecords(t.app);
+    // Not kept in this process: the steps are loaded, their lines' HTML is the stored one.
+    guideCaches(t.app).guides.clear();
     const rendered = storedRecords(t.app).renderedHits;
     const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Kept as answered' } });
     expect(res.statusCode).toBe(200);
@@ -132,6 +134,81 @@ describe('the guide cache', () => {
     expect((await read(g.guideid)).json().steps[1].media.data[0].id).toBe(image);
     expect(await stamp()).toBeGreaterThan(s2);
     expect(withImage.steps).toHaveLength(2);
+  });
+});
+
+describe('an edit of a guide\'s fields', () => {
+  /** The SQL of the queries `run` sends. */
+  async function queriesOf(run: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query') sent.push(e.query.sql); });
+    try {
+      await run();
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    return sent;
+  }
+  const edit = (g: { guideid: number; revisionid: number }, body: Record<string, unknown>) => t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body });
+  /** The guide as a build from nothing kept shows it. */
+  const built = async (guideid: number) => {
+    guideCaches(t.app).guides.clear();
+    return (await read(guideid, '?langid=en')).body;
+  };
+
+  it('takes the steps of the record kept at the stamps it locked, loading none of them, and answers what a build from nothing answers', async () => {
+    const g = await makePublishedGuide(t, author, 3);
+    await t.post(`/comments/step/${g.steps[1].stepid}`, { token: moderator.token, body: { text: 'Kept with its step' } });
+    const before = (await read(g.guideid)).json();
+    let res!: Awaited<ReturnType<typeof edit>>;
+    const sent = await queriesOf(async () => { res = await edit(before, { summary: 'Steps taken as kept', introduction: "An '''intro'''" }); });
+    expect(res.statusCode, res.body).toBe(200);
+    // Reads of what steps show (the commit's own update names the step images: the guide's image).
+    expect(sent.filter((q) => q.startsWith('select') && /guide_lines|guide_step_images|"comments"/.test(q))).toEqual([]);
+    const answer = res.json();
+    expect(answer.summary).toBe('Steps taken as kept');
+    expect(answer.introduction_rendered).toContain('<strong>intro</strong>');
+    expect(answer.steps).toEqual(before.steps);
+    expect(answer.steps[1].comments.map((c: { text_raw: string }) => c.text_raw)).toEqual(['Kept with its step']);
+    expect(res.body).toBe(await built(g.guideid));
+  });
+
+  it('builds its steps when what it locked is not what the kept record was kept at (a comment since), or nothing is kept', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const before = (await read(g.guideid)).json();
+    // The comment bumps the guide's stamp after the read kept the record.
+    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: moderator.token, body: { text: 'Since the read' } })).statusCode).toBe(201);
+    let res!: Awaited<ReturnType<typeof edit>>;
+    const sent = await queriesOf(async () => { res = await edit(before, { summary: 'After a comment' }); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(sent.some((q) => q.includes('guide_lines'))).toBe(true);
+    expect(res.json().steps[0].comments.map((c: { text_raw: string }) => c.text_raw)).toEqual(['Since the read']);
+    expect(res.body).toBe(await built(g.guideid));
+    // Nothing kept (cleared by `built`): built, the same as a read builds.
+    const again = await edit(res.json(), { summary: 'Nothing kept' });
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toBe(await built(g.guideid));
+  });
+
+  it('does not renew what it takes: the answer ages from when the record it took the steps of was kept', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    const cache = guideCaches(t.app).guides;
+    await read(g.guideid);
+    // A change no stamp follows (as 'a change without a new revision...' above): shows once the kept record has aged out.
+    await t.db.updateTable('guide_lines').set({ text: 'Changed by hand' }).where('stepid', '=', g.steps[0].stepid).execute();
+    t.clock.advance(t.app.config.guideCacheTtl - 1);
+    const res = await edit(g, { summary: 'Near the end of its life' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().steps[0].lines[0].text_raw).toBe('Line of step 1');
+    const hits = cache.hits;
+    expect((await read(g.guideid)).json().summary).toBe('Near the end of its life');
+    expect(cache.hits).toBe(hits + 1);
+    // One second on, the kept record would have aged out, and so has the edit's answer.
+    t.clock.advance(1);
+    const after = (await read(g.guideid)).json();
+    expect(cache.hits).toBe(hits + 1);
+    expect(after.steps[0].lines[0].text_raw).toBe('Changed by hand');
+    expect(after.summary).toBe('Near the end of its life');
   });
 });
 
