@@ -497,4 +497,26 @@ describe('the guide image', () => {
     const chosen = (await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { imageid: b } })).json();
     expect(chosen.image.id).toBe(b);
   });
+
+  it('follows the steps: the first image of the first step that has one, as steps move and lose their media', async () => {
+    const [a, b, c] = [await makeImage(t, author.userid), await makeImage(t, author.userid), await makeImage(t, author.userid)];
+    let g = await makePublishedGuide(t, author, 1);
+    g = await addStep(t, author, g, { media: { type: 'image', data: [a, b] } });
+    expect(g.image.id).toBe(a);
+    g = await addStep(t, author, g, { media: { type: 'image', data: [c] } });
+    expect(g.image.id).toBe(a);
+    const third = g.steps[2];
+    const moved = await t.patch(`/guides/${g.guideid}/steps/${third.stepid}?revisionid=${third.revisionid}`, { token: author.token, body: { orderby: 1 } });
+    expect(moved.statusCode).toBe(200);
+    g = (await t.get(`/guides/${g.guideid}`)).json();
+    expect(g.image.id).toBe(c);
+    const first = g.steps[0];
+    expect((await t.patch(`/guides/${g.guideid}/steps/${first.stepid}?revisionid=${first.revisionid}`, { token: author.token, body: { media: null } })).statusCode).toBe(200);
+    g = (await t.get(`/guides/${g.guideid}`)).json();
+    expect(g.image.id).toBe(a);
+    // A PATCH of the guide's fields keeps it.
+    const edited = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Still the same image' } });
+    expect(edited.json().image.id).toBe(a);
+    expect((await t.get(`/guides?guideids=${g.guideid}`)).json()[0].image.id).toBe(a);
+  });
 });
