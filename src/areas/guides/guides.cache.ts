@@ -76,11 +76,11 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     async get(cls) {
       if (opts.justCommitted) return undefined;
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
-      return found && { json: found.body, forClass: found.variant !== base };
+      return found && { json: found.body, forClass: found.variant !== base, etag: found.etag };
     },
-    put(json, cls, builtAt) {
+    put(json, cls, builtAt, etag) {
       if (opts.justCommitted) return;
-      store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json });
+      store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json, etag });
     },
   };
   return cachedOrBuilt(guideCaches(app).guides, reply, user, key, revisionid, row.cache_stamp, async () => {

@@ -52,6 +52,8 @@ export interface StoredRecord {
   /** The 'guide_titles' stamp read before it was built (titles of guides its text links to). */
   titlesStamp: number;
   body: Buffer;
+  /** The body's ETag (http/conditional.ts), stored with it so that a read does not hash it. */
+  etag: string;
 }
 
 /** Records written per transaction: short write locks. */
@@ -63,8 +65,8 @@ interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: str
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
 
 /** A guide's stored records of one or two variants: one prepared primary-key read (db/prepared.ts). */
-const recordRows = prepared<{ guideid: number; langid: string; a: string; b: string }, Pick<Selectable<GuideRecordTable>, 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body'>>('guide_records', (db, arg) =>
-  db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body'])
+const recordRows = prepared<{ guideid: number; langid: string; a: string; b: string }, Pick<Selectable<GuideRecordTable>, 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>>('guide_records', (db, arg) =>
+  db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body', 'etag', 'size'])
     .where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('variant', 'in', [arg('a'), arg('b')]));
 
 class Store {
@@ -84,13 +86,13 @@ class Store {
    * a language, built at (revisionid, stamp) no more than `ttl` seconds before `now`:
    * one primary-key read.
    */
-  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number } | undefined> {
+  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number; etag: string | null } | undefined> {
     const rows = await recordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v);
       if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
         this.hits++;
-        return { body: unpackRecord(r.body), variant: v, builtAt: Number(r.built_at) };
+        return { body: unpackRecord(r.body, r.size), variant: v, builtAt: Number(r.built_at), etag: r.etag };
       }
     }
     this.misses++;
@@ -182,7 +184,7 @@ async function writeRecords(db: Kysely<Database>, records: StoredRecord[], rende
     for (const [i, rec] of records.entries()) {
       const row = current.get(`${rec.guideid}:${rec.langid}`);
       if (!row || Number(row.cache_stamp) !== rec.stamp || (!rec.released && Number(row.revisionid) !== rec.revisionid)) continue;
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, titles_stamp: rec.titlesStamp, built_at: rec.builtAt, built_by: rec.builtBy, body: recordBodies[i] };
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, titles_stamp: rec.titlesStamp, built_at: rec.builtAt, built_by: rec.builtBy, body: recordBodies[i], etag: rec.etag, size: rec.body.length };
       await trx.insertInto('guide_records').values({ guideid: rec.guideid, langid: rec.langid, variant: rec.variant, ...values })
         .onConflict((oc) => oc.columns(['guideid', 'langid', 'variant']).doUpdateSet(values)).execute();
       n++;

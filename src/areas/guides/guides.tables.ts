@@ -89,6 +89,9 @@ export interface GuideRecordTable {
   /** What the record took of its builder's configuration (guides.stored.ts `builderOf`): public URL, languages, media URL key. */
   built_by: string;
   body: Buffer;
+  /** The answer's ETag and the JSON's length (migration 2026_11_26_1300); null when stored before them. */
+  etag: string | null;
+  size: number | null;
 }
 
 /** Rendered texts kept between builds (guides.stored.ts): a step's lines or a guide's head, as a JSON array of HTML, deflated. */

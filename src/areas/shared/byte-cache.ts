@@ -81,8 +81,9 @@ export class ByteLru {
     return undefined;
   }
 
-  set(key: string, revisionid: number, stamp: number | string, now: number, json: Buffer): Entry {
-    const entry = { key, revisionid, stamp, at: now, json, etag: etagOf(json) };
+  /** Keeps `json` under `key`; `etag`: its tag when known already (stored with it), else computed. */
+  set(key: string, revisionid: number, stamp: number | string, now: number, json: Buffer, etag?: string | null): Entry {
+    const entry = { key, revisionid, stamp, at: now, json, etag: etag ?? etagOf(json) };
     if (json.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.map.set(key, entry);
@@ -152,11 +153,12 @@ export function keptForAnyViewer(cache: ByteLru, key: string, revisionid: number
  * A level under the process cache (guide records stored in the database: guides.stored.ts),
  * valid under the same stamps: asked on a miss, for bytes kept for anyone or for the
  * caller's class (null: a caller of no class, who may only get bytes kept for anyone),
- * and given what was built, with the class it was built for (null: for anyone).
+ * and given what was built, with the class it was built for (null: for anyone). The tag
+ * of the bytes goes with them both ways (null when the level has none: computed then).
  */
 export interface LowerLevel {
-  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean } | undefined>;
-  put(json: Buffer, cls: ViewerClass | null, builtAt: number): void;
+  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean; etag: string | null } | undefined>;
+  put(json: Buffer, cls: ViewerClass | null, builtAt: number, etag: string): void;
 }
 
 /**
@@ -191,7 +193,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   const missed = async (): Promise<Entry | { value: T }> => {
     const found = lower ? await lower.get(cls) : undefined;
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
-    if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json);
+    if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json, found.etag);
     const { value, dependsOnViewer, builtAt: oldest, keptSince } = await build();
     if (dependsOnViewer && cls === null) return { value };
     const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
@@ -200,7 +202,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     // now, or from when the entry it took parts from was kept (so that reusing never renews them).
     const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, Math.min(now, keptSince ?? now), json);
     // Parts taken from a kept entry are of an age the lower level cannot know: not stored.
-    if (keptSince === undefined) lower?.put(json, dependsOnViewer ? cls : null, builtAt);
+    if (keptSince === undefined) lower?.put(json, dependsOnViewer ? cls : null, builtAt, entry.etag);
     return entry;
   };
   // Callers of a class get the same bytes under the same stamps: one build serves them all.

@@ -25,7 +25,12 @@ const deflateRawAsync = promisify(deflateRaw);
  * read (compressing is done after the answer, off the request).
  */
 export const packRecord = (json: Buffer) => deflateRawAsync(json, { level: 1 });
-export const unpackRecord = (body: Uint8Array) => inflateRawSync(body);
+/**
+ * The bytes of a stored record; `size`, their length when it was stored with them, lets
+ * zlib inflate into one buffer of that size instead of 16 KB chunks joined after (a copy
+ * and three allocations fewer for a 37 KB record). A wrong size only costs that again.
+ */
+export const unpackRecord = (body: Uint8Array, size?: number | null) => inflateRawSync(body, size && size < 2 ** 26 ? { chunkSize: Math.max(64, size + 1) } : undefined);
 
 /** How long after a read the queue is written (ms); more reads share the transaction. */
 const FLUSH_DELAY_MS = 25;

@@ -113,11 +113,11 @@ export async function sendCachedWiki(app: FastifyInstance, reply: FastifyReply, 
   const ttl = storedTtl(app.config);
   const stored: LowerLevel = {
     async get() {
-      const json = await store.get(head.wikiid, langid, head.revisionid, head.cache_stamp, stamps, now, ttl);
-      return json && { json, forClass: false };
+      const found = await store.get(head.wikiid, langid, head.revisionid, head.cache_stamp, stamps, now, ttl);
+      return found && { json: found.body, forClass: false, etag: found.etag };
     },
-    put(json, _cls, builtAt) {
-      store.put({ wikiid: head.wikiid, langid, revisionid: head.revisionid, stamp: head.cache_stamp, stamps, builtAt, body: json });
+    put(json, _cls, builtAt, etag) {
+      store.put({ wikiid: head.wikiid, langid, revisionid: head.revisionid, stamp: head.cache_stamp, stamps, builtAt, body: json, etag });
     },
   };
   const base = await keptOrBuilt(cache, reply, null, key, head.revisionid, version, async () => ({ value: await build(null), dependsOnViewer: false }), stored);
@@ -130,10 +130,10 @@ export async function sendCachedWiki(app: FastifyInstance, reply: FastifyReply, 
 }
 
 /** One record to store: of a wiki in a language, built at (revisionid, stamp) under `stamps`. */
-interface StoredWiki { wikiid: number; langid: string; revisionid: number; stamp: number; stamps: string; builtAt: number; body: Buffer }
+interface StoredWiki { wikiid: number; langid: string; revisionid: number; stamp: number; stamps: string; builtAt: number; body: Buffer; etag: string }
 
-const recordRow = prepared<{ wikiid: number; langid: string }, Pick<Selectable<WikiRecordTable>, 'revisionid' | 'cache_stamp' | 'stamps' | 'built_at' | 'built_by' | 'body'>>('wiki_record', (db, arg) =>
-  db.selectFrom('wiki_records').select(['revisionid', 'cache_stamp', 'stamps', 'built_at', 'built_by', 'body'])
+const recordRow = prepared<{ wikiid: number; langid: string }, Pick<Selectable<WikiRecordTable>, 'revisionid' | 'cache_stamp' | 'stamps' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>>('wiki_record', (db, arg) =>
+  db.selectFrom('wiki_records').select(['revisionid', 'cache_stamp', 'stamps', 'built_at', 'built_by', 'body', 'etag', 'size'])
     .where('wikiid', '=', arg('wikiid')).where('langid', '=', arg('langid')));
 
 /** Records written per transaction: short write locks. */
@@ -149,12 +149,12 @@ class WikiStore {
     this.writer = new DeferredWriter(log, 'stored wiki records', () => this.drain());
   }
 
-  /** The stored bytes of a wiki in a language if built at (revisionid, stamp) under `stamps`, less than `ttl` before `now`, by a process configured alike. */
-  async get(wikiid: number, langid: string, revisionid: number, stamp: number, stamps: string, now: number, ttl: number): Promise<Buffer | undefined> {
+  /** The stored bytes (and their tag) of a wiki in a language if built at (revisionid, stamp) under `stamps`, less than `ttl` before `now`, by a process configured alike. */
+  async get(wikiid: number, langid: string, revisionid: number, stamp: number, stamps: string, now: number, ttl: number): Promise<{ body: Buffer; etag: string | null } | undefined> {
     const [r] = await recordRow(this.db, { wikiid, langid });
     if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && r.stamps === stamps && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
       this.hits++;
-      return unpackRecord(r.body);
+      return { body: unpackRecord(r.body, r.size), etag: r.etag };
     }
     this.misses++;
     return undefined;
@@ -194,7 +194,7 @@ async function writeWikiRecords(db: Kysely<Database>, builtBy: string, records: 
     for (const [i, rec] of records.entries()) {
       const row = current.get(rec.wikiid);
       if (!row || Number(row.revisionid) !== rec.revisionid || Number(row.cache_stamp) !== rec.stamp) continue;
-      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, stamps: rec.stamps, built_at: rec.builtAt, built_by: builtBy, body: bodies[i] };
+      const values = { revisionid: rec.revisionid, cache_stamp: rec.stamp, stamps: rec.stamps, built_at: rec.builtAt, built_by: builtBy, body: bodies[i], etag: rec.etag, size: rec.body.length };
       await trx.insertInto('wiki_records').values({ wikiid: rec.wikiid, langid: rec.langid, ...values })
         .onConflict((oc) => oc.columns(['wikiid', 'langid']).doUpdateSet(values)).execute();
       n++;

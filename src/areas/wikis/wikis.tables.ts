@@ -100,6 +100,9 @@ export interface WikiRecordTable {
   built_at: number;
   built_by: string;
   body: Buffer;
+  /** The answer's ETag and the JSON's length (migration 2026_11_26_1300); null when stored before them. */
+  etag: string | null;
+  size: number | null;
 }
 
 export interface WikisTables {

@@ -13,6 +13,7 @@ import { flushStoredRecords, storedRecords, storedTtl, unpackRecord } from '../.
 import { storeAllGuideRecords } from '../../../src/areas/guides/guides.stored-build.js';
 import { makeCategoryAt, makeProcess } from '../approvals/helpers.js';
 import { BASE_PATH } from '../../../src/app.js';
+import { etagOf } from '../../../src/http/conditional.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -40,8 +41,8 @@ const storedRows = (guideid: number) => t.db.selectFrom('guide_records').selectA
 async function markStored(guideid: number, variant: string, title: string) {
   const row = (await storedRows(guideid)).find((r) => r.variant === variant);
   expect(row, `a stored record '${variant}'`).toBeDefined();
-  const body = deflateRawSync(JSON.stringify({ ...JSON.parse(unpackRecord(row!.body).toString()), title }));
-  await t.db.updateTable('guide_records').set({ body }).where('guideid', '=', guideid).where('variant', '=', variant).execute();
+  const json = Buffer.from(JSON.stringify({ ...JSON.parse(unpackRecord(row!.body).toString()), title }));
+  await t.db.updateTable('guide_records').set({ body: deflateRawSync(json), etag: etagOf(json), size: json.length }).where('guideid', '=', guideid).where('variant', '=', variant).execute();
 }
 
 describe('stored guide records', () => {
@@ -65,6 +66,35 @@ describe('stored guide records', () => {
     const h = store.hits;
     expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
     expect(store.hits).toBe(h);
+  });
+
+  it('the answer\'s tag and length are stored with the bytes, and a read from them answers that tag without hashing them', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const built = await coldRead(g.guideid);
+    const tag = etagOf(Buffer.from(built.body));
+    expect(built.headers.etag).toBe(tag);
+    const [row] = await storedRows(g.guideid);
+    expect(row.etag).toBe(tag);
+    expect(Number(row.size)).toBe(Buffer.byteLength(built.body));
+    // The tag answered from the stored row is the one stored with it: one put there by hand shows.
+    await t.db.updateTable('guide_records').set({ etag: 'W/"stored-with-the-bytes"' }).where('guideid', '=', g.guideid).execute();
+    const cold = await coldRead(g.guideid);
+    expect(cold.body).toBe(built.body);
+    expect(cold.headers.etag).toBe('W/"stored-with-the-bytes"');
+    guideCaches(t.app).guides.clear();
+    const unchanged = await t.get(`/guides/${g.guideid}`, { headers: { 'if-none-match': 'W/"stored-with-the-bytes"' } });
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.body).toBe('');
+    // ?pretty rewrites the bytes: its tag is of what it sends.
+    const pretty = await coldRead(g.guideid, null, '?pretty');
+    expect(pretty.headers.etag).toBe(etagOf(pretty.body));
+    // A row stored before tags and lengths were (both null), or with a wrong length: the same bytes, the tag of their digest.
+    for (const set of [{ etag: null, size: null }, { etag: null, size: 10 }]) {
+      await t.db.updateTable('guide_records').set(set).where('guideid', '=', g.guideid).execute();
+      const old = await coldRead(g.guideid);
+      expect(old.body).toBe(built.body);
+      expect(old.headers.etag).toBe(tag);
+    }
   });
 
   it('every write a record shows makes the next read, in any process, fresh: edit, step edit, comment, flag, tag, rename, prerequisite', async () => {
@@ -175,7 +205,7 @@ describe('stored guide records', () => {
     await t.db.deleteFrom('guide_records').where('guideid', '=', g.guideid).execute();
     // Bytes built under the stamp before a write that has committed since (or a revision before) are not stored.
     const titlesStamp = Number((await t.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'guide_titles').executeTakeFirstOrThrow()).stamp);
-    const built = { guideid: g.guideid, langid: 'en', variant: '', builtAt: t.clock.now(), builtBy: store.builtBy, released: false, titlesStamp, body };
+    const built = { guideid: g.guideid, langid: 'en', variant: '', builtAt: t.clock.now(), builtBy: store.builtBy, released: false, titlesStamp, body, etag: etagOf(body) };
     store.put({ ...built, revisionid: row.revisionid, stamp: row.cache_stamp - 1 });
     await flushStoredRecords(t.app);
     store.put({ ...built, revisionid: row.revisionid - 1, stamp: row.cache_stamp });

@@ -10,6 +10,7 @@ import { makeImage, makePublishedGuide } from '../../helpers/factories/guides.js
 import { enc, makeCategory, makeWiki } from '../../helpers/factories/wikis.js';
 import { flushWikiRecords, wikiCache, wikiStore } from '../../../src/areas/wikis/wikis.cache.js';
 import { storedTtl, unpackRecord } from '../../../src/areas/shared/stored-bytes.js';
+import { etagOf } from '../../../src/http/conditional.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -51,8 +52,8 @@ const storedRows = (wikiid: number) => t.db.selectFrom('wiki_records').selectAll
 async function markStored(wikiid: number, langid: string, description: string) {
   const row = (await storedRows(wikiid)).find((r) => r.langid === langid);
   expect(row, `a stored record in '${langid}'`).toBeDefined();
-  const body = deflateRawSync(JSON.stringify({ ...JSON.parse(unpackRecord(row!.body).toString()), description }));
-  await t.db.updateTable('wiki_records').set({ body }).where('wikiid', '=', wikiid).where('langid', '=', langid).execute();
+  const json = Buffer.from(JSON.stringify({ ...JSON.parse(unpackRecord(row!.body).toString()), description }));
+  await t.db.updateTable('wiki_records').set({ body: deflateRawSync(json), etag: etagOf(json), size: json.length }).where('wikiid', '=', wikiid).where('langid', '=', langid).execute();
 }
 
 describe('kept wiki records', () => {
@@ -90,6 +91,25 @@ describe('kept wiki records', () => {
     // Kept in the process cache too: the next read does not ask the database's store.
     expect((await t.get(pathOf(w))).json().description).toBe('Read from the stored record');
     expect(store.hits).toBe(hits + 1);
+  });
+
+  it('the answer\'s tag and length are stored with the bytes, and a read from them answers that tag', async () => {
+    const w = await makeWiki(t, author);
+    const first = await t.get(pathOf(w));
+    await flushWikiRecords(t.app);
+    const [row] = await storedRows(w.wikiid);
+    expect(row.etag).toBe(etagOf(Buffer.from(first.body)));
+    expect(first.headers.etag).toBe(row.etag);
+    expect(Number(row.size)).toBe(Buffer.byteLength(first.body));
+    await t.db.updateTable('wiki_records').set({ etag: 'W/"stored-with-the-bytes"' }).where('wikiid', '=', w.wikiid).execute();
+    wikiCache(t.app).clear();
+    const cold = await t.get(pathOf(w));
+    expect(cold.body).toBe(first.body);
+    expect(cold.headers.etag).toBe('W/"stored-with-the-bytes"');
+    // Stored before tags were: the digest of the bytes.
+    await t.db.updateTable('wiki_records').set({ etag: null, size: null }).where('wikiid', '=', w.wikiid).execute();
+    wikiCache(t.app).clear();
+    expect((await t.get(pathOf(w))).headers.etag).toBe(first.headers.etag);
   });
 
   it('can_edit is laid over per caller on the same kept bytes, and never stored', async () => {
