@@ -1,5 +1,6 @@
 // Building stored guide records ahead of reads (guides.stored.ts): every public guide
-// whose record is missing, stale, expired or built by a process configured otherwise is
+// whose record is missing, stale, expired, built by a process configured otherwise or
+// stored without its tag (before migration 2026_11_26_1300) is
 // read once, anonymously, through the app itself (GET /guides/{id}), so what is stored is exactly what that read stores (the same
 // bytes, variant and rules), in batches, with progress. Used after seeding a site
 // (bench/seed.ts) so that its first reads are primary-key reads; private guides are built
@@ -33,10 +34,16 @@ export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePat
       .where('g.public', '=', 1).where('g.deleted', '=', 0).where((eb) => eb.or([eb('g.guideid', '>', after.guideid), eb.and([eb('g.guideid', '=', after.guideid), eb('g.langid', '>', after.langid)])]))
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('guide_records as r').select(sql.lit(1).as('one'))
         .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.variant', 'in', ANONYMOUS_VARIANTS)
-        .whereRef('r.cache_stamp', '=', 'g.cache_stamp').where('r.built_at', '>', fresh).where('r.built_by', '=', store.builtBy)
+        .whereRef('r.cache_stamp', '=', 'g.cache_stamp').where('r.built_at', '>', fresh).where('r.built_by', '=', store.builtBy).where('r.etag', 'is not', null)
         .where((eb) => eb.or([eb('r.revisionid', '=', eb.ref('g.revisionid')), eb('r.variant', 'like', 'released%')])))))
       .orderBy('g.guideid').orderBy('g.langid').limit(batch).execute();
     if (rows.length === 0) break;
+    // None of their anonymous variants is fresh: what is stored of them goes, so that the
+    // reads below build (a row stored without its tag would still serve them).
+    for (const langid of new Set(rows.map((r) => r.langid))) {
+      const guideids = rows.filter((r) => r.langid === langid).map((r) => r.guideid);
+      await db.deleteFrom('guide_records').where('langid', '=', langid).where('guideid', 'in', guideids).where('variant', 'in', ANONYMOUS_VARIANTS).execute();
+    }
     let next = 0;
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < rows.length) {
