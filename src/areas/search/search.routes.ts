@@ -73,7 +73,7 @@ export async function searchRoutes(fastify: FastifyInstance) {
     return { value: { query: text, results }, fromTitles };
   }
 
-  const description = `At most ${SUGGEST_LIMIT} guides and wikis in which every word of the query starts a word (of the title, summary or text, or of a comment on them), best first: titles that start with the query, then titles holding every word, then the rest; within each, shorter titles first, then titles by code point, then by type and id: the same results in the same order on every database (each tier ranks at most 200 candidates, so that a short prefix stays fast on a large site). Case-insensitive, diacritic-sensitive. Only public guides; only the site's default language unless \`showAllLanguages\`. Writes are found at once. An empty query (or one with no letters or digits) answers no results.`;
+  const description = `At most ${SUGGEST_LIMIT} guides and wikis in which every word of the query starts a word (of the title, summary or text, or of a comment on them), best first: titles that start with the query, then titles holding every word, then the rest; within each, shorter titles first, then titles by code point, then by type and id: the same results in the same order on every database (each tier ranks at most 200 candidates, so that a short prefix stays fast on a large site; those of the first tier are the first 200 titles in alphabetical order of their lower-cased bytes). Case-insensitive, diacritic-sensitive. Only public guides; only the site's default language unless \`showAllLanguages\`. Writes are found at once. An empty query (or one with no letters or digits) answers no results.`;
 
   app.get('/suggest/:query', {
     config: { auth: 'none' },

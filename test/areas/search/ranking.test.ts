@@ -6,6 +6,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
+import { searchDocs } from '../../../src/db/search.js';
 
 let author: TestUser;
 const t = appForFile({}, async () => {
@@ -55,6 +56,20 @@ describe('suggest: tier, title length, title by code point, then type and id', (
     expect(await suggest('écluse')).toEqual([['wiki', lock.wikiid]]);
     expect(await suggest('ecluse')).toEqual([]);
     expect(await suggest('quai écl')).toEqual([['wiki', lock.wikiid]]);
+  });
+});
+
+describe('suggest: which titles a common prefix ranks', () => {
+  it('the first 200 titles in order of their lower-cased bytes, whatever order they were written in', async () => {
+    // Five short titles written first, then 210 long ones that sort before them: the short
+    // ones are past the 200 candidates, so the page holds the first long titles.
+    const base = 3_000_000;
+    const guide = (i: number, title: string) => ({ guideid: base + i, langid: 'en', revisionid: 1, userid: author.userid, type: 'replacement', category: 'Bulk', title, created_date: 0, modified_date: 0, public: 1 });
+    await t.db.insertInto('guides').values(Array.from({ length: 5 }, (_, i) => guide(i, `Xyloph z${i}`))).execute();
+    await t.db.insertInto('guides').values(Array.from({ length: 210 }, (_, i) => guide(100 + i, `xyloph a long title ${String(i).padStart(3, '0')}`))).execute();
+    const hits = await searchDocs(t.db, 'xyloph', { targets: [{ type: 'guide' }] }, { offset: 0, limit: 10 });
+    expect(hits.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => base + 100 + i));
+    expect(hits.every((h) => h.tier === 0)).toBe(true);
   });
 });
 
