@@ -1,6 +1,7 @@
 // The one ranking of /suggest and /users/search (src/db/search.ts), asserted as exact
 // orders: the same expectations run on SQLite and on PostgreSQL (TEST_DATABASE_URL), so
 // both databases give the same results in the same order.
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
@@ -65,8 +66,9 @@ describe('suggest: which titles a common prefix ranks', () => {
     // ones are past the 200 candidates, so the page holds the first long titles.
     const base = 3_000_000;
     const guide = (i: number, title: string) => ({ guideid: base + i, langid: 'en', revisionid: 1, userid: author.userid, type: 'replacement', category: 'Bulk', title, created_date: 0, modified_date: 0, public: 1 });
-    await t.db.insertInto('guides').values(Array.from({ length: 5 }, (_, i) => guide(i, `Xyloph z${i}`))).execute();
-    await t.db.insertInto('guides').values(Array.from({ length: 210 }, (_, i) => guide(100 + i, `xyloph a long title ${String(i).padStart(3, '0')}`))).execute();
+    const db = t.db as unknown as Kysely<any>;
+    await db.insertInto('guides').values(Array.from({ length: 5 }, (_, i) => guide(i, `Xyloph z${i}`))).execute();
+    await db.insertInto('guides').values(Array.from({ length: 210 }, (_, i) => guide(100 + i, `xyloph a long title ${String(i).padStart(3, '0')}`))).execute();
     const hits = await searchDocs(t.db, 'xyloph', { targets: [{ type: 'guide' }] }, { offset: 0, limit: 10 });
     expect(hits.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => base + 100 + i));
     expect(hits.every((h) => h.tier === 0)).toBe(true);
