@@ -7,6 +7,7 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
+import { nameStatements } from './pg-statements.js';
 import { startCheckpointer, type CheckpointResult, type MergeResult, type WriteGate } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -174,6 +175,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarting) must not crash the process.
     pool.on('error', () => {});
+    nameStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
     registerDirectExecutor(db, {
