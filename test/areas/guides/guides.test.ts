@@ -254,6 +254,36 @@ describe('PATCH /guides/{guideid}', () => {
     expect(after.url).toContain('/Guide/Better-title/');
   });
 
+  it('the new revision keeps the steps in their order with the first image, the tags and the prerequisites as they are', async () => {
+    const [p1, p2] = [await makePublishedGuide(t, author), await makePublishedGuide(t, author)];
+    let g = await makePublishedGuide(t, author, 3);
+    const image = await makeImage(t, author.userid);
+    const [s1, s2, s3] = g.steps.map((s: { stepid: number }) => s.stepid);
+    // Shown order s3, s1, s2 (not the ids' order); only s1 has an image.
+    g = (await t.put(`/guides/${g.guideid}/steporder?revisionid=${g.revisionid}`, { token: author.token, body: { stepids: [s3, s1, s2] } })).json();
+    const s1Now = g.steps.find((s: { stepid: number }) => s.stepid === s1);
+    g = (await t.patch(`/guides/${g.guideid}/steps/${s1}?revisionid=${s1Now.revisionid}`, { token: author.token, body: { media: { type: 'image', data: [image] } } })).json();
+    g = (await t.get(`/guides/${g.guideid}`)).json();
+    for (const tag of ['zeta', 'alpha', 'mid']) g = (await t.put(`/guides/${g.guideid}/tag?revisionid=${g.revisionid}`, { token: author.token, body: { tag } })).json();
+    g = (await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { prerequisites: [p2.guideid, p1.guideid] } })).json();
+
+    // An edit that does not send the prerequisites reads them, the steps and the tags back.
+    const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Kept as it was' } });
+    expect(res.statusCode).toBe(200);
+    const kept = await t.db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', res.json().revisionid).executeTakeFirstOrThrow();
+    const snapshot = JSON.parse(kept.snapshot);
+    expect(snapshot.steps).toEqual(g.steps.map((s: { stepid: number; revisionid: number }) => ({ stepid: s.stepid, revisionid: s.revisionid })));
+    expect(snapshot.steps.map((s: { stepid: number }) => s.stepid)).toEqual([s3, s1, s2]);
+    expect(snapshot.tags).toEqual(['alpha', 'mid', 'zeta']);
+    expect(snapshot.prerequisites).toEqual([p2.guideid, p1.guideid]);
+    const row = await t.db.selectFrom('guides').select('step_imageid').where('guideid', '=', g.guideid).executeTakeFirstOrThrow();
+    expect(row.step_imageid).toBe(image);
+    // The kept revision reads as the guide did.
+    const old = (await t.get(`/guides/${g.guideid}?revisionid=${res.json().revisionid}`)).json();
+    expect(old.steps.map((s: { stepid: number }) => s.stepid)).toEqual([s3, s1, s2]);
+    expect(old.prerequisites.map((p: { guideid: number }) => p.guideid)).toEqual([p2.guideid, p1.guideid]);
+  });
+
   it('409 with the current guide when the revisionid is stale; 422 without one', async () => {
     const g = await makeGuide(t, author);
     const first = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'first' } });
