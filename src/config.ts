@@ -13,6 +13,8 @@ export interface Config {
   dataDir: string;
   /** `sqlite:<path>`, a plain file path, `:memory:`, or `postgres://...` */
   databaseUrl: string;
+  /** PostgreSQL: queries as named (server-side prepared) statements; off behind a pooler that cannot keep them (PgBouncer in transaction mode). */
+  pgPreparedStatements: boolean;
   /** App ids accepted in `X-App-Id` on register and login; empty: none required (public registration needs some). */
   appIds: string[];
   publicRegistration: boolean;
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
+    pgPreparedStatements: bool(env.PG_PREPARED_STATEMENTS, true),
     appIds,
     publicRegistration,
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),

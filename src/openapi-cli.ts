@@ -4,7 +4,7 @@ import { openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
 
 const config = { ...loadConfig(), databaseUrl: 'sqlite::memory:', jobPollMs: 0 };
-const handle = openDatabase(config.databaseUrl);
+const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
 const app = await buildApp({ config, handle, logger: false });
 await app.ready();
 process.stdout.write(JSON.stringify(app.swagger(), null, 2) + '\n');

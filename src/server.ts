@@ -34,7 +34,7 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
 async function prepare(config: Config) {
   const { buildApp } = await import('./app.js');
   const { migrateToLatest } = await import('./db/migrate.js');
-  const handle = openDatabase(config.databaseUrl);
+  const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
   const ran = await migrateToLatest(handle.db);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
@@ -47,7 +47,7 @@ async function prepare(config: Config) {
 async function serve(config: Config, prepared: boolean) {
   const { buildApp } = await import('./app.js');
   const { migrateToLatest } = await import('./db/migrate.js');
-  const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
+  const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, namedStatements: config.pgPreparedStatements });
   const ran = prepared ? [] : await migrateToLatest(handle.db);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');

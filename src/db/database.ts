@@ -31,6 +31,8 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** PostgreSQL: queries as named statements (pg-statements.ts, and prepared.ts's lookups); default true. */
+  namedStatements?: boolean;
   /** SQLite file: WAL checkpoints in a worker thread instead of inside commits (the server). */
   backgroundCheckpoints?: boolean;
   /** With background checkpoints: the worker also merges the full-text index on its own schedule (default); off, only `mergeSearchIndex()` does (tests). */
@@ -175,13 +177,14 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client's error (the server restarting) must not crash the process.
     pool.on('error', () => {});
-    nameStatements(pool);
+    const named = options.namedStatements ?? true;
+    if (named) nameStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
     registerDirectExecutor(db, {
       run: async (name, text, values) => {
         const started = performance.now();
-        const result = await pool.query({ name, text, values: values as unknown[] });
+        const result = await pool.query(named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] });
         if (listener) log(queryEvent(text, values, started));
         return result.rows;
       },

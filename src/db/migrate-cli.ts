@@ -4,7 +4,7 @@ import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
 const config = loadConfig();
-const handle = openDatabase(config.databaseUrl);
+const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
 try {
   const ran = await migrateToLatest(handle.db);
   console.log(ran.length ? `migrated: ${ran.join(', ')}` : 'already up to date');

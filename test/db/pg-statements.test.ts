@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appForFile } from '../helpers/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { statementName } from '../../src/db/pg-statements.js';
+import { findGuideHead } from '../../src/areas/guides/guides.queries.js';
+import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
 
 const t = appForFile();
@@ -56,5 +58,21 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     await expect(read()).rejects.toThrow(/cached plan must not change result type/);
     expect(statementName(text)).toBeNull();
     expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: null }]);
+  });
+
+  it('PG_PREPARED_STATEMENTS=false (a pooler in transaction mode): nothing is named, the prepared lookups included', async () => {
+    expect(loadConfig({ PG_PREPARED_STATEMENTS: 'false' }).pgPreparedStatements).toBe(false);
+    expect(loadConfig({}).pgPreparedStatements).toBe(true);
+    const plain = openDatabase(t.config.databaseUrl, { poolSize: 1, namedStatements: false });
+    try {
+      for (let id = 1; id <= 3; id++) {
+        await plain.db.selectFrom('guides').select('guideid').where('guideid', '=', id).execute();
+        await findGuideHead(plain.db, t.config, id, 'en');
+      }
+      const names = (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(plain.db)).rows;
+      expect(names).toEqual([]);
+    } finally {
+      await plain.destroy();
+    }
   });
 });
