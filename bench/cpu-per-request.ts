@@ -5,7 +5,9 @@
 // per request), and a way to weigh one hook or handler against another. Linux only.
 //
 //   npm run build
-//   npx tsx bench/cpu-per-request.ts --database sqlite:data/bench-1k.sqlite --path /api/2.0/suggest [--requests 100000] [--header 'name: value']
+//   npx tsx bench/cpu-per-request.ts --database sqlite:data/bench-1k.sqlite --path /api/2.0/suggest [--requests 100000] [--header 'name: value'] [--cpu-prof DIR]
+// --cpu-prof: the server's V8 CPU profile into DIR (bench/profile-summary.ts reads it);
+// it also holds the server's start-up, a second or so.
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     path: { type: 'string', default: '/api/2.0/suggest' },
     requests: { type: 'string', default: '100000' },
     header: { type: 'string', multiple: true, default: [] },
+    'cpu-prof': { type: 'string' },
   },
 });
 const requests = Number(values.requests);
@@ -46,7 +49,7 @@ async function measure(url: string, pid: number) {
 const dir = mkdtempSync(join(tmpdir(), 'cp-cpu-'));
 try {
   console.log(`the server on ${values.database}, ${requests} requests of ${values.path}...`);
-  const server = await startServer({ databaseUrl: values.database!, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '1000' } });
+  const server = await startServer({ databaseUrl: values.database!, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
   const body = await (await fetch(server.url + values.path, { headers })).text();
   const ours = await measure(server.url + values.path, server.proc.pid!);
   await server.stop();

@@ -1,14 +1,16 @@
 // Reads a V8 .cpuprofile (npm run bench -- --cpu-prof DIR) and prints where the time went:
 // self time by function, and total (inclusive) time by function, top N each.
 //
-//   npx tsx bench/profile-summary.ts DIR/CPU....cpuprofile [--top 30]
+//   npx tsx bench/profile-summary.ts DIR/CPU....cpuprofile [--top 30] [--from-ms 0]
+// --from-ms: only the samples from that many ms after the profile's start (leaves out a
+// server's start-up); idle time is left out of the percentages.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' }, 'from-ms': { type: 'string', default: '0' } } });
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile;
 const top = Number(values.top);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -17,11 +19,15 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 const name = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
 const self = new Map<string, number>();
 const total = new Map<string, number>();
+const fromUs = Number(values['from-ms']) * 1000;
 let all = 0;
+let at = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
-  all += dt;
+  at += dt;
   const n = byId.get(id)!;
+  if (at < fromUs || n.callFrame.functionName === '(idle)') return;
+  all += dt;
   self.set(name(n), (self.get(name(n)) ?? 0) + dt);
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {

@@ -48,10 +48,15 @@ export class Builds<T> {
   }
 }
 
+/** Keys a cache remembers having been offered from below once (about 60 bytes each). */
+const DOORKEEPER_KEYS = 16_384;
+
 /** An LRU map bounded by the total size of its buffers. */
 export class ByteLru {
   private map = new Map<string, Entry>();
   private size = 0;
+  /** Keys offered once from a lower level and not kept (`admitsFromBelow`), oldest first. */
+  private seenOnce = new Set<string>();
   hits = 0;
   misses = 0;
   /** Misses being built (keptOrBuilt, sendCachedAnswerUnder). */
@@ -95,6 +100,20 @@ export class ByteLru {
     return entry;
   }
 
+  /**
+   * Whether bytes found in a lower level (stored records) under `key` are worth keeping:
+   * only the second time in a while. A read of any of 100 000 guides is rarely repeated
+   * soon; kept, each pushed a hot entry out and its 30 to 40 KB outlived the young
+   * generation, so that the collector ran full marks for bytes nobody read again (a
+   * tenth of a cold read's time). Bytes built here are always kept (they cost a build).
+   */
+  admitsFromBelow(key: string): boolean {
+    if (this.map.has(key) || this.seenOnce.delete(key)) return true;
+    this.seenOnce.add(key);
+    if (this.seenOnce.size > DOORKEEPER_KEYS) this.seenOnce.delete(this.seenOnce.values().next().value!);
+    return false;
+  }
+
   delete(key: string) {
     const e = this.map.get(key);
     if (!e) return;
@@ -104,6 +123,7 @@ export class ByteLru {
 
   clear() {
     this.map.clear();
+    this.seenOnce.clear();
     this.size = 0;
   }
 
@@ -193,7 +213,11 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   const missed = async (): Promise<Entry | { value: T }> => {
     const found = lower ? await lower.get(cls) : undefined;
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
-    if (found) return cache.set(found.forClass ? `${key} for ${cls}` : key, revisionid, stamp, now, found.json, found.etag);
+    if (found) {
+      const foundKey = found.forClass ? `${key} for ${cls}` : key;
+      if (!cache.admitsFromBelow(foundKey)) return { key: foundKey, revisionid, stamp, at: now, json: found.json, etag: found.etag ?? etagOf(found.json) };
+      return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag);
+    }
     const { value, dependsOnViewer, builtAt: oldest, keptSince } = await build();
     if (dependsOnViewer && cls === null) return { value };
     const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
