@@ -86,10 +86,10 @@ export class ByteLru {
     return undefined;
   }
 
-  /** Keeps `json` under `key`; `etag`: its tag when known already (stored with it), else computed. */
-  set(key: string, revisionid: number, stamp: number | string, now: number, json: Buffer, etag?: string | null): Entry {
+  /** Keeps `json` under `key` (unless `keep` is false); `etag`: its tag when known already (stored with it), else computed. */
+  set(key: string, revisionid: number, stamp: number | string, now: number, json: Buffer, etag?: string | null, keep = true): Entry {
     const entry = { key, revisionid, stamp, at: now, json, etag: etag ?? etagOf(json) };
-    if (json.length > this.maxBytes / 4) return entry;
+    if (!keep || json.length > this.maxBytes / 4) return entry;
     this.delete(key);
     this.map.set(key, entry);
     this.size += json.length;
@@ -215,8 +215,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
     if (found) {
       const foundKey = found.forClass ? `${key} for ${cls}` : key;
-      if (!cache.admitsFromBelow(foundKey)) return { key: foundKey, revisionid, stamp, at: now, json: found.json, etag: found.etag ?? etagOf(found.json) };
-      return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag);
+      return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag, cache.admitsFromBelow(foundKey));
     }
     const { value, dependsOnViewer, builtAt: oldest, keptSince } = await build();
     if (dependsOnViewer && cls === null) return { value };

@@ -21,6 +21,10 @@ describe('ByteLru', () => {
     // Bytes larger than a quarter of it are answered, not kept.
     lru.set('big', 1, 0, 0, bytes(300));
     expect(lru.get('big', 1, 0, 0)).toBeUndefined();
+    // So are bytes it is told not to keep, with their tag.
+    const answered = lru.set('once', 1, 0, 0, bytes(10), null, false);
+    expect(answered.etag).toMatch(/^W\/"/);
+    expect(lru.get('once', 1, 0, 0)).toBeUndefined();
   });
 
   it('admits bytes from a lower level the second time they are offered, or when it holds the key already', () => {
