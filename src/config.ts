@@ -137,9 +137,16 @@ function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-function bool(value: string | undefined, fallback: boolean): boolean {
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+
+/** A switch: a value that is neither a yes nor a no stops the start, as a bad number does (a typo must not turn a feature off). */
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
-  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+  const word = value.trim().toLowerCase();
+  if (TRUE_WORDS.includes(word)) return true;
+  if (FALSE_WORDS.includes(word)) return false;
+  throw new Error(`${name} must be one of ${[...TRUE_WORDS, ...FALSE_WORDS].join(', ')}, got "${value}"`);
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -165,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const cors = list(env.CORS_ORIGINS);
   const languages = list(env.LANGUAGES);
-  const publicRegistration = bool(env.PUBLIC_REGISTRATION, false);
+  const publicRegistration = bool('PUBLIC_REGISTRATION', env.PUBLIC_REGISTRATION, false);
   const appIds = list(env.APP_IDS);
   // The specification: with public registration, register and login must carry an app id.
   if (publicRegistration && appIds.length === 0) throw new Error('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
@@ -176,13 +183,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
-    pgPreparedStatements: bool(env.PG_PREPARED_STATEMENTS, true),
+    pgPreparedStatements: bool('PG_PREPARED_STATEMENTS', env.PG_PREPARED_STATEMENTS, true),
     appIds,
     publicRegistration,
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',
-    seedDemo: bool(env.SEED_DEMO, true),
+    seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
@@ -237,7 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
     webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
-    webhooksApprovalsDefault: bool(env.WEBHOOKS_APPROVALS_DEFAULT, true),
+    webhooksApprovalsDefault: bool('WEBHOOKS_APPROVALS_DEFAULT', env.WEBHOOKS_APPROVALS_DEFAULT, true),
     approvalTokenTtl: Math.max(60, int('APPROVAL_TOKEN_TTL', env.APPROVAL_TOKEN_TTL, 7 * 24 * 3600)),
   };
 }
