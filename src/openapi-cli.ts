@@ -4,7 +4,8 @@ import { openDatabase } from './db/database.js';
 import { buildApp } from './app.js';
 
 const config = { ...loadConfig(), databaseUrl: 'sqlite::memory:', jobPollMs: 0 };
-const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
+// An empty database in memory: the document depends on no data (PostgreSQL's options do not apply).
+const handle = openDatabase(config.databaseUrl);
 const app = await buildApp({ config, handle, logger: false });
 await app.ready();
 process.stdout.write(JSON.stringify(app.swagger(), null, 2) + '\n');

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
-import { nameStatements } from './pg-statements.js';
+import { nameStatements, queryLookup } from './pg-statements.js';
 import { startCheckpointer, type CheckpointResult, type MergeResult, type WriteGate } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -184,7 +184,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     registerDirectExecutor(db, {
       run: async (name, text, values) => {
         const started = performance.now();
-        const result = await pool.query(named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] });
+        const result = named ? await queryLookup(pool, name, text, values as unknown[]) : await pool.query({ text, values: values as unknown[] });
         if (listener) log(queryEvent(text, values, started));
         return result.rows;
       },

@@ -13,8 +13,12 @@
 // for them is bounded too.
 //
 // A named statement whose result changes shape (a column added under `select *` by a
-// migration while a server runs) fails once with "cached plan must not change result
-// type"; its text is then never named again in this process.
+// migration while a server runs) is refused by PostgreSQL with "cached plan must not change
+// result type", on that connection, every time. Kysely's text is then never named again in
+// this process, and the query that met the refusal runs again unnamed when it was alone
+// (the connection idle: nothing was done and nothing is aborted). Inside a transaction the
+// refusal stands: the transaction has failed, and only its caller can start it over. A
+// prepared lookup meets it once per connection (`queryLookup`).
 import type pg from 'pg';
 
 const MAX_NAMES = 1000;
@@ -51,11 +55,28 @@ export function nameStatements(pool: pg.Pool): void {
       const name = nameFor(text);
       if (name === null) return query(text, values);
       return (query({ name, text, values }) as Promise<unknown>).catch((err: unknown) => {
-        if (isStalePlan(err)) names.set(text, null);
+        if (!isStalePlan(err)) throw err;
+        names.set(text, null);
+        if (client.getTransactionStatus() === 'I') return query(text, values);
         throw err;
       });
     };
   });
+}
+
+/**
+ * A prepared lookup (prepared.ts) as the named statement `name`, outside any transaction
+ * (pool.query). When its plan went stale it runs again unnamed: pool.query ends a client
+ * whose query failed, so the refusing connection is gone, and a new one prepares the
+ * lookup as it now is.
+ */
+export async function queryLookup(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  try {
+    return await pool.query({ name, text, values });
+  } catch (err) {
+    if (!isStalePlan(err)) throw err;
+    return pool.query({ text, values });
+  }
 }
 
 /** The statement name of `text` in this process, if it has one (tests). */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appForFile } from '../helpers/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { statementName } from '../../src/db/pg-statements.js';
+import { prepared } from '../../src/db/prepared.js';
 import { findGuideHead } from '../../src/areas/guides/guides.queries.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
@@ -23,7 +24,7 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
   });
   afterAll(async () => handle.destroy());
 
-  const prepared = async () => (await sql<{ name: string; statement: string; runs: number }>`
+  const prepared_statements = async () => (await sql<{ name: string; statement: string; runs: number }>`
     select name, statement, generic_plans + custom_plans as runs from pg_prepared_statements`.execute(db)).rows;
 
   it('runs a parameterized query as one named statement, parsed once and run again and again', async () => {
@@ -32,7 +33,7 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     const text = lookup(1).compile().sql;
     const name = statementName(text);
     expect(name).toMatch(/^kysely_\d+$/);
-    const rows = (await prepared()).filter((r) => r.statement === text);
+    const rows = (await prepared_statements()).filter((r) => r.statement === text);
     expect(rows).toEqual([{ name, statement: text, runs: 8 }]);
   });
 
@@ -40,12 +41,12 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('cache_stamps').select('stamp').execute();
     });
-    const texts = (await prepared()).map((r) => r.statement);
+    const texts = (await prepared_statements()).map((r) => r.statement);
     expect(texts.some((s) => /cache_stamps|^begin|^commit/i.test(s))).toBe(false);
     expect(statementName('begin')).toBeUndefined();
   });
 
-  it('stops naming a statement whose result changed shape under it, and runs it unnamed from then on', async () => {
+  it('a query alone whose result changed shape under its named statement runs again unnamed, and is never named again', async () => {
     await sql`create table named_probe (id integer primary key, a text)`.execute(db);
     await sql`insert into named_probe values (1, 'one')`.execute(db);
     const read = () => sql<{ id: number }>`select * from named_probe where id = ${1}`.execute(db);
@@ -53,11 +54,45 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     const text = sql`select * from named_probe where id = ${1}`.compile(db).sql;
     expect(statementName(text)).toMatch(/^kysely_/);
 
+    // The connection's statement was planned for two columns: PostgreSQL refuses it; the
+    // query was alone, so it runs again unnamed and the caller sees the new shape.
     await sql`alter table named_probe add column b text`.execute(db);
-    // The connection's statement was planned for two columns: PostgreSQL refuses it once.
-    await expect(read()).rejects.toThrow(/cached plan must not change result type/);
+    expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: null }]);
     expect(statementName(text)).toBeNull();
     expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: null }]);
+  });
+
+  it('inside a transaction the refusal stands: the transaction has failed and wrote nothing', async () => {
+    await sql`create table named_probe_tx (id integer primary key, a text)`.execute(db);
+    await sql`insert into named_probe_tx values (1, 'one')`.execute(db);
+    const read = (q: Kysely<Database>) => sql<{ id: number }>`select * from named_probe_tx where id = ${1}`.execute(q);
+    await read(db);
+    await sql`alter table named_probe_tx add column b text`.execute(db);
+    await expect(db.transaction().execute(async (trx) => {
+      await sql`insert into named_probe_tx (id, a) values (${2}, ${'two'})`.execute(trx);
+      return read(trx);
+    })).rejects.toThrow(/cached plan must not change result type/);
+    expect((await sql<{ n: number }>`select count(*)::int as n from named_probe_tx`.execute(db)).rows).toEqual([{ n: 1 }]);
+    // The text is unnamed from then on: the same transaction again succeeds.
+    const rows = await db.transaction().execute(async (trx) => {
+      await sql`insert into named_probe_tx (id, a) values (${2}, ${'two'})`.execute(trx);
+      return (await read(trx)).rows;
+    });
+    expect(rows).toEqual([{ id: 1, a: 'one', b: null }]);
+  });
+
+  it('a prepared lookup whose result changed shape runs again unnamed, on a new connection that names it afresh', async () => {
+    await sql`create table named_probe_lookup (id integer primary key, a text)`.execute(db);
+    await sql`insert into named_probe_lookup values (1, 'one')`.execute(db);
+    const lookup = prepared<{ id: number }, Record<string, unknown>>('named_probe_lookup', (q, arg) =>
+      (q as unknown as Kysely<any>).selectFrom('named_probe_lookup').selectAll().where('id', '=', arg('id')));
+    expect(await lookup(db, { id: 1 })).toEqual([{ id: 1, a: 'one' }]);
+    await sql`alter table named_probe_lookup add column b text`.execute(db);
+    expect(await lookup(db, { id: 1 })).toEqual([{ id: 1, a: 'one', b: null }]);
+    expect(await lookup(db, { id: 1 })).toEqual([{ id: 1, a: 'one', b: null }]);
+    // The refusing connection was ended; the one after it prepared the lookup as it now is.
+    const held = (await prepared_statements()).filter((r) => r.name === 'named_probe_lookup');
+    expect(held.map((r) => r.runs)).toEqual([1]);
   });
 
   it('PG_PREPARED_STATEMENTS=false (a pooler in transaction mode): nothing is named, the prepared lookups included', async () => {
