@@ -37,6 +37,8 @@ export interface DatabaseOptions {
   backgroundCheckpoints?: boolean;
   /** With background checkpoints: the worker also merges the full-text index on its own schedule (default); off, only `mergeSearchIndex()` does (tests). */
   scheduledMerges?: boolean;
+  /** With background checkpoints: milliseconds between the worker's checkpoints (default 1000; tests that watch the file set it longer). */
+  checkpointIntervalMs?: number;
 }
 
 // PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
@@ -204,7 +206,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KB}`);
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');
-  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, { mergeInBackground: options.scheduledMerges ?? true }) : undefined;
+  const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, { mergeInBackground: options.scheduledMerges ?? true, intervalMs: options.checkpointIntervalMs }) : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer), log });

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-checkpoints-'));
 const file = join(dir, 'site.sqlite');
@@ -49,6 +50,33 @@ describe('background checkpoints (SQLite)', () => {
     // After a complete checkpoint the next write starts the log again instead of growing it.
     await db.insertInto('notes').values({ body }).execute();
     expect((await handle.checkpoint!()).log).toBeLessThan(20);
+  });
+
+  it('the worker\'s own commits (the full-text log\'s replays) do not checkpoint: the database file is written only by its checkpoints', async () => {
+    // Checkpoints an hour apart, merges only when asked: nothing writes the file unless a commit checkpoints.
+    const siteFile = join(dir, 'replays.sqlite');
+    const handle = openDatabase(`sqlite:${siteFile}`, { backgroundCheckpoints: true, scheduledMerges: false, checkpointIntervalMs: 3_600_000 });
+    handles.push(handle);
+    await migrateToLatest(handle.db);
+    await handle.checkpoint!();
+    const fileState = () => { const st = statSync(siteFile); return { size: st.size, mtimeMs: st.mtimeMs }; };
+    const before = fileState();
+    // About 1 500 pages of WAL: documents the index's log holds until the worker replays them.
+    const db = handle.db as never as import('kysely').Kysely<any>;
+    const body = 'word '.repeat(600);
+    for (let i = 1; i <= 600; i++) {
+      await db.insertInto('search_docs').values({ kind: 'probe', docid: i, langid: 'en', title: `Probe ${i}`, body }).execute();
+    }
+    expect(statSync(`${siteFile}-wal`).size / 4096).toBeGreaterThan(1000);
+    // Three replays of 256, 256 and 88 documents, each committed by the worker past 1000 pages of WAL.
+    for (let i = 0; i < 3; i++) expect((await handle.mergeSearchIndex!()).merged).toBe(true);
+    expect(Number((await sql<{ n: number }>`select count(*) as n from search_fts_log`.execute(db)).rows[0].n)).toBe(0);
+    expect(fileState()).toEqual(before);
+    // Its checkpoint copies all of it.
+    const result = await handle.checkpoint!();
+    expect(result.checkpointed).toBe(result.log);
+    expect(fileState()).not.toEqual(before);
+    expect(Number((await sql<{ n: number }>`select count(*) as n from search_fts where search_fts match 'probe'`.execute(db)).rows[0].n)).toBe(600);
   });
 
   it('is off unless asked for (tools and tests keep SQLite\'s own checkpoints)', async () => {
