@@ -19,12 +19,24 @@ export interface DirectExecutor {
    * now (SQLite inside a transaction that another request holds open: Kysely waits for it).
    */
   run(name: string, text: string, values: readonly unknown[]): Promise<unknown[]> | unknown[] | undefined;
+  /**
+   * SQLite: a value that changes whenever anything may have changed what a read would see
+   * (this connection wrote, or another one committed), read without touching a table; or
+   * undefined when it cannot tell now (a transaction is open on the connection). Absent on
+   * PostgreSQL.
+   */
+  version?(): string | undefined;
 }
 
 const executors = new WeakMap<object, DirectExecutor>();
 
 export function registerDirectExecutor(db: Kysely<Database>, executor: DirectExecutor) {
   executors.set(db, executor);
+}
+
+/** The database's change version (DirectExecutor.version), or undefined when it has none or cannot tell now. */
+export function changeVersion(db: Kysely<Database>): string | undefined {
+  return executors.get(db)?.version?.();
 }
 
 const ARG = Symbol('prepared argument');

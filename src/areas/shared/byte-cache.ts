@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
-import { prepared } from '../../db/prepared.js';
+import { changeVersion, prepared } from '../../db/prepared.js';
 import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
@@ -237,16 +237,33 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
 /** Reads of `cache_stamps`, all its rows in one prepared query, shared by concurrent readers (db/shared-reads.ts). */
 const allStampRows = prepared<Record<string, never>, { key: string; stamp: number }>('cache_stamps', (db) => db.selectFrom('cache_stamps').select(['key', 'stamp']));
 const stampMap = (rows: Array<{ key: string; stamp: number }>) => new Map(rows.map((r) => [r.key, Number(r.stamp)]));
-const readStamps = sharedReads<null, Map<string, number>>(async (db) => stampMap(await allStampRows(db, {})));
+const sharedStampReads = sharedReads<null, Map<string, number>>(async (db) => stampMap(await allStampRows(db, {})));
+/** The stamps last read on SQLite, with the database's change version read just before them. */
+const keptStamps = new WeakMap<Kysely<Database>, { version: string; stamps: Map<string, number> }>();
+
+/**
+ * All the stamps. On SQLite, those last read while the database's change version is what
+ * it was just before they were read: no connection has written since, so a read would find
+ * the same rows (the version is read first, so a write between the two reads shows next time).
+ */
+async function readStamps(db: Kysely<Database>): Promise<Map<string, number>> {
+  const version = changeVersion(db);
+  if (version === undefined) return sharedStampReads(db, null);
+  const kept = keptStamps.get(db);
+  if (kept?.version === version) return kept.stamps;
+  const stamps = await sharedStampReads(db, null);
+  keptStamps.set(db, { version, stamps });
+  return stamps;
+}
 
 /** A stamp of `cache_stamps` (-1 if there is none). */
 export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {
-  return (await readStamps(db, null)).get(key) ?? -1;
+  return (await readStamps(db)).get(key) ?? -1;
 }
 
 /** Two stamps of `cache_stamps` (-1 for one there is not), from the same read. */
 export async function cacheStamps(db: Kysely<Database>, a: string, b: string): Promise<[number, number]> {
-  const stamps = await readStamps(db, null);
+  const stamps = await readStamps(db);
   return [stamps.get(a) ?? -1, stamps.get(b) ?? -1];
 }
 
@@ -273,7 +290,7 @@ export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyRe
  */
 export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: FastifyReply, stamps: { narrow: [string, string]; wide: [string, string] }, key: string, build: () => Promise<{ value: T; narrow: boolean }>): Promise<T | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).value;
-  const all = await readStamps(app.db, null);
+  const all = await readStamps(app.db);
   const pair = (p: [string, string]) => ({ key: `${p[0]}:${key}`, shown: all.get(p[0]) ?? -1, second: all.get(p[1]) ?? -1 });
   const narrow = pair(stamps.narrow);
   const wide = pair(stamps.wide);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 // Full guide reads and lists cost a fixed number of queries, whatever the number of
 // steps, lines, images or rows: never one per step, line or row. An edit is a short
 // transaction that writes the guide's row once, and its answer reads nothing it wrote again.
@@ -81,7 +82,12 @@ describe('query counts', () => {
 
   it('GET /guides: the same number of queries for 2 rows and for 30', async () => {
     for (let i = 0; i < 30; i++) await makePublishedGuide(t, author);
+    // The stamps are read again after a write (on SQLite only then: byte-cache.ts): a write
+    // before each, so that both count that read.
+    const touch = () => sql`update cache_stamps set stamp = stamp where key = 'guides'`.execute(t.db);
+    await touch();
     const a = await countQueries(() => t.get('/guides?limit=2'));
+    await touch();
     const b = await countQueries(() => t.get('/guides?limit=30'));
     expect(b).toBe(a);
     expect(a).toBeLessThanOrEqual(5);
