@@ -8,7 +8,8 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
-import { changeVersion, prepared } from '../../db/prepared.js';
+import { prepared } from '../../db/prepared.js';
+import { keptWhileUnchanged } from '../../db/kept-reads.js';
 import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
@@ -238,23 +239,12 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
 const allStampRows = prepared<Record<string, never>, { key: string; stamp: number }>('cache_stamps', (db) => db.selectFrom('cache_stamps').select(['key', 'stamp']));
 const stampMap = (rows: Array<{ key: string; stamp: number }>) => new Map(rows.map((r) => [r.key, Number(r.stamp)]));
 const sharedStampReads = sharedReads<null, Map<string, number>>(async (db) => stampMap(await allStampRows(db, {})));
-/** The stamps last read on SQLite, with the database's change version read just before them. */
-const keptStamps = new WeakMap<Kysely<Database>, { version: string; stamps: Map<string, number> }>();
-
 /**
- * All the stamps. On SQLite, those last read while the database's change version is what
- * it was just before they were read: no connection has written since, so a read would find
- * the same rows (the version is read first, so a write between the two reads shows next time).
+ * All the stamps; on SQLite those last read while no connection has written since
+ * (db/kept-reads.ts): no table read for most cached answers.
  */
-async function readStamps(db: Kysely<Database>): Promise<Map<string, number>> {
-  const version = changeVersion(db);
-  if (version === undefined) return sharedStampReads(db, null);
-  const kept = keptStamps.get(db);
-  if (kept?.version === version) return kept.stamps;
-  const stamps = await sharedStampReads(db, null);
-  keptStamps.set(db, { version, stamps });
-  return stamps;
-}
+const keptStamps = keptWhileUnchanged(1, () => 'all', (db, _: null) => sharedStampReads(db, null));
+const readStamps = (db: Kysely<Database>) => keptStamps(db, null);
 
 /** A stamp of `cache_stamps` (-1 if there is none). */
 export async function cacheStamp(db: Kysely<Database>, key: string): Promise<number> {

@@ -1,7 +1,8 @@
-// On SQLite the stamps of cache_stamps are read again only when the database's change
-// version moved (byte-cache.ts, database.ts): this connection changed rows, or another
-// connection committed. Every write, from this process, from another connection to the
-// file, or rolled back, shows at the next read; while nothing is written, no read.
+// On SQLite, reads kept while the database's change version holds (db/kept-reads.ts: the
+// stamps of cache_stamps, guide heads) are read again only when it moved: this connection
+// changed rows, or another connection committed. Every write, from this process, from
+// another connection to the file, or rolled back, shows at the next read; while nothing is
+// written, no read.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { cacheStamp } from '../../src/areas/shared/byte-cache.js';
 import { changeVersion } from '../../src/db/prepared.js';
+import { keptWhileUnchanged } from '../../src/db/kept-reads.js';
 import type { Database } from '../../src/db/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-stamps-version-'));
@@ -82,5 +84,49 @@ describe('stamps on SQLite, under the change version', () => {
     }).catch((err: Error) => { if (err.message !== 'roll back') throw err; });
     expect(await outside).toBe(before);
     expect((await stampAndReads('guides')).stamp).toBe(before);
+  });
+});
+
+describe('keptWhileUnchanged', () => {
+  const noteOf = async (d: Kysely<Database>, id: number) => {
+    reads.push('note');
+    return (await sql<{ body: string }>`select body from notes where id = ${id}`.execute(d)).rows[0]?.body ?? null;
+  };
+  const keptNote = keptWhileUnchanged(2, (id: number) => String(id), noteOf);
+  const readNote = async (id: number) => {
+    reads.length = 0;
+    const body = await keptNote(db, id);
+    return { body, reads: reads.length };
+  };
+
+  it('keeps each key\'s value (a missing row too) until a write, at most `max` of them, the oldest dropped first', async () => {
+    const ids: number[] = [];
+    for (const body of ['one', 'two']) ids.push((await sql<{ id: number }>`insert into notes (body) values (${body}) returning id`.execute(db)).rows[0].id);
+    expect(await readNote(ids[0])).toEqual({ body: 'one', reads: 1 });
+    expect(await readNote(ids[0])).toEqual({ body: 'one', reads: 0 });
+    expect(await readNote(-1)).toEqual({ body: null, reads: 1 });
+    expect(await readNote(-1)).toEqual({ body: null, reads: 0 });
+    expect(await readNote(ids[1])).toEqual({ body: 'two', reads: 1 }); // the third key: the first is dropped
+    expect(await readNote(-1)).toEqual({ body: null, reads: 0 });
+    expect(await readNote(ids[0])).toEqual({ body: 'one', reads: 1 });
+  });
+
+  it('reads again after a write by this connection or another one, and shows it', async () => {
+    const id = (await sql<{ id: number }>`select max(id) as id from notes`.execute(db)).rows[0].id;
+    await readNote(id);
+    expect((await readNote(id)).reads).toBe(0);
+    await sql`update notes set body = 'changed here' where id = ${id}`.execute(db);
+    expect(await readNote(id)).toEqual({ body: 'changed here', reads: 1 });
+    other.prepare('update notes set body = ? where id = ?').run('changed by another process', id);
+    expect(await readNote(id)).toEqual({ body: 'changed by another process', reads: 1 });
+    expect(await readNote(id)).toEqual({ body: 'changed by another process', reads: 0 });
+  });
+
+  it('a value read while a write lands is not kept past it', async () => {
+    const id = (await sql<{ id: number }>`select max(id) as id from notes`.execute(db)).rows[0].id;
+    await sql`update notes set body = 'before' where id = ${id}`.execute(db);
+    // The read and a write of this connection, at once: whichever value the read saw, the next read sees the write.
+    await Promise.all([keptNote(db, id), sql`update notes set body = 'after' where id = ${id}`.execute(db)]);
+    expect((await readNote(id)).body).toBe('after');
   });
 });
