@@ -150,8 +150,14 @@ export const SQLITE_CACHE_KB = 16 * 1024;
  * prepares every query anew, and preparing cost more than running the small queries of
  * a read. A statement still iterating (a streamed query) is never handed out twice.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database, onWrite: () => void, max = 500): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
+  // Every statement is prepared here right before it runs (Kysely's driver and the direct
+  // executor both), so a statement that may write is counted as it runs.
+  const counted = (stmt: SQLite.Statement) => {
+    if (!stmt.readonly) onWrite();
+    return stmt;
+  };
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
@@ -159,14 +165,14 @@ function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase 
       if (hit && !hit.busy) {
         cache.delete(text);
         cache.set(text, hit);
-        return hit;
+        return counted(hit);
       }
       const stmt = sqlite.prepare(text);
       if (!hit) {
         cache.set(text, stmt);
         if (cache.size > max) cache.delete(cache.keys().next().value!);
       }
-      return stmt;
+      return counted(stmt);
     },
   };
 }
@@ -208,16 +214,18 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('busy_timeout = 10000');
   const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, { mergeInBackground: options.scheduledMerges ?? true, intervalMs: options.checkpointIntervalMs }) : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
-  const statements = withStatementCache(sqlite);
+  // The change version (DirectExecutor.version): the statements this connection ran that
+  // may write (counted as they run, whether they changed a row or were rolled back) and
+  // `data_version`, which moves when another connection commits (the worker, another server
+  // process, a tool). The pragma reads no table: a third of what reading cache_stamps costs
+  // (byte-cache.ts), and half of asking SQLite for total_changes() with it.
+  let writes = 0;
+  const statements = withStatementCache(sqlite, () => { writes++; });
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
   // wait for it through Kysely, so that no read ever sees a write not yet committed.
-  // The change version: rows this connection changed (total_changes, triggers' included,
-  // rolled back or not) and `data_version`, which moves when another connection (the
-  // worker, another server process, a tool) commits. Neither reads a table, so no read
-  // transaction starts: a third of what reading cache_stamps costs (byte-cache.ts).
-  const versionStatement = sqlite.prepare('select total_changes() as changes, (select data_version from pragma_data_version()) as version');
   registerDirectExecutor(db, {
     run: (_name, text, values) => {
       if (sqlite.inTransaction) return undefined;
@@ -226,11 +234,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       if (listener) log(queryEvent(text, values, started));
       return rows;
     },
-    version: () => {
-      if (sqlite.inTransaction) return undefined;
-      const { changes, version } = versionStatement.get() as { changes: number; version: number };
-      return `${changes}:${version}`;
-    },
+    version: () => (sqlite.inTransaction ? undefined : `${writes}:${dataVersion.get() as number}`),
   });
   const destroy = async () => {
     await checkpointer?.stop();
