@@ -27,10 +27,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
-import type { FullGuide, Step } from './guides.schemas.js';
+import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
 import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, type LowerLevel } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
+import { arrayBytes } from '../shared/json-bytes.js';
 import type { RenderedTexts } from './guides.records.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
 
@@ -59,7 +60,7 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * and the answer is kept in this process only: the write path does not also store it
  * (a read that misses the process cache stores what it builds).
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number; keptSince?: number }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number; keptSince?: number; spliced?: { key: string; bytes: Buffer } }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
   const { atRevision } = opts;
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
@@ -96,11 +97,13 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
  * them as they vouch for a hit: an edit that changes no step (PATCH of the guide's fields)
  * takes them as they are instead of loading and building its steps again.
  */
-export function keptSteps(app: FastifyInstance, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>): { steps: Step[]; keptSince: number } | undefined {
+export function keptSteps(app: FastifyInstance, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>): { steps: Buffer; keptSince: number } | undefined {
   if (app.config.guideCacheMb <= 0) return undefined;
   const entry = keptForAnyViewer(guideCaches(app).guides, `${row.guideid}:${row.langid}`, row.revisionid, row.cache_stamp, app.clock.now());
-  if (!entry) return undefined;
-  return { steps: (JSON.parse(entry.json.toString()) as FullGuide).steps, keptSince: entry.at };
+  // Their bytes, as they are (json-bytes.ts): parsed and serialized again they cost an edit
+  // more than all its statements but two.
+  const steps = entry && arrayBytes(entry.json, 'steps');
+  return steps && { steps, keptSince: entry.at };
 }
 
 /**

@@ -88,8 +88,10 @@ async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx
   const titles = await cacheStamp(app.db, 'guide_titles');
   const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: titles };
   return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => {
-    const source = await loadCurrentSource(app.db, row, { ...committed, stepRecords: kept?.steps });
-    return { ...(await buildFullRecordFor(app.db, app.config, source, ctx.user, rendered)), keptSince: kept?.keptSince };
+    // Kept steps: an empty stand-in in the record, their bytes in the answer (byte-cache.ts).
+    const source = await loadCurrentSource(app.db, row, { ...committed, stepRecords: kept ? [] : undefined });
+    const built = await buildFullRecordFor(app.db, app.config, source, ctx.user, rendered);
+    return { ...built, keptSince: kept?.keptSince, spliced: kept && { key: 'steps', bytes: kept.steps } };
   }, { justCommitted: true });
 }
 

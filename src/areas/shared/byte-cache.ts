@@ -13,6 +13,7 @@ import { keptWhileUnchanged } from '../../db/kept-reads.js';
 import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
+import { withArrayBytes } from './json-bytes.js';
 
 export interface Entry {
   key: string;
@@ -187,7 +188,22 @@ export interface LowerLevel {
  * are: `builtAt`, made from parts stored earlier (their media URLs were signed then);
  * `keptSince`, made from parts of an entry this process kept since then (ByteLru.peek).
  */
-export interface Built<T> { value: T; dependsOnViewer: boolean; builtAt?: number; keptSince?: number }
+export interface Built<T> {
+  value: T;
+  dependsOnViewer: boolean;
+  builtAt?: number;
+  keptSince?: number;
+  /**
+   * The value's array under `key` is an empty stand-in for `bytes`, that array as this
+   * server serialized it before (json-bytes.ts): the answer's bytes take them as they are.
+   */
+  spliced?: { key: string; bytes: Buffer };
+}
+
+/** `value` with its stand-in array parsed from the bytes it stands for: when the bytes cannot be spliced. */
+function unspliced<T>(value: T, spliced: NonNullable<Built<T>['spliced']>): T {
+  return { ...value, [spliced.key]: JSON.parse(spliced.bytes.toString()) };
+}
 
 /**
  * The bytes cached under `key`: kept for anyone when they do not depend on the viewer,
@@ -218,9 +234,12 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
       const foundKey = found.forClass ? `${key} for ${cls}` : key;
       return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag, cache.admitsFromBelow(foundKey));
     }
-    const { value, dependsOnViewer, builtAt: oldest, keptSince } = await build();
-    if (dependsOnViewer && cls === null) return { value };
-    const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+    const { value, dependsOnViewer, builtAt: oldest, keptSince, spliced } = await build();
+    if (dependsOnViewer && cls === null) return { value: spliced ? unspliced(value, spliced) : value };
+    const serialized = (v: T) => Buffer.from(reply.serializeInput(v as unknown as Record<string, unknown>, '200') as string);
+    const json = spliced
+      ? withArrayBytes(serialized(value), spliced.key, spliced.bytes) ?? serialized(unspliced(value, spliced))
+      : serialized(value);
     const builtAt = Math.min(now, oldest ?? now);
     // The lower level ages it from its oldest part (media URLs signed then); this process from
     // now, or from when the entry it took parts from was kept (so that reusing never renews them).

@@ -7,6 +7,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { flushStoredRecords } from '../../../src/areas/guides/guides.stored.js';
+import { guideCaches } from '../../../src/areas/guides/guides.cache.js';
 
 let author: TestUser;
 const t = appForFile({}, async () => {
@@ -138,6 +139,21 @@ describe('query counts of writes', () => {
     expect(a.length).toBeLessThanOrEqual(24);
     expect(answer.summary).toBe('second');
     expect((await t.get(`/guides/${small.guideid}`, { token: author.token })).json()).toEqual(answer);
+  });
+
+  it('PATCH /guides/{id} that changes no step answers the kept steps\' bytes as they are: the same bytes and tag as a record built anew', async () => {
+    let g = await makePublishedGuide(t, author);
+    const texts = ['Quotes " and "steps":[ in a line', 'a ] b } c [ d {', 'back\\slash\\ and "\\"', 'Ünïcödé ✓ 𝄞'];
+    for (const text of texts) g = await addStep(t, author, g, { title: `Step "${text}"`, lines: [line(text), line(`[${text}]`, { level: 1 })] });
+    expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200); // kept in this process
+    const res = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Edited "steps":[] here' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().steps.map((s: any) => s.lines[0].text_raw)).toEqual(texts);
+    await flushStoredRecords(t.app);
+    guideCaches(t.app).guides.clear();
+    const fresh = await t.get(`/guides/${g.guideid}`);
+    expect(fresh.body).toBe(res.body);
+    expect(fresh.headers.etag).toBe(res.headers.etag);
   });
 
   it('PATCH /guides/{id} that changes the texts and the prerequisites: the answer shows them, as a read does, and so does the revision', async () => {

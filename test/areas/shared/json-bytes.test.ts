@@ -1,0 +1,43 @@
+// The bytes of an array under a key, and an empty array replaced by such bytes
+// (src/areas/shared/json-bytes.ts): found by bytes alone in JSON as JSON.stringify and the
+// response serializers write it, whatever the strings hold.
+import { describe, expect, it } from 'vitest';
+import { arrayBytes, withArrayBytes } from '../../../src/areas/shared/json-bytes.js';
+
+const bytes = (v: unknown) => Buffer.from(JSON.stringify(v));
+const tricky = [
+  { title: 'Quotes " and "steps":[ in a string', lines: [{ text: 'a ] b } c [ d {' }, { text: 'back\\slash\\', more: ['\\"', '"]', '\\\\'] }] },
+  { title: 'Ünïcödé ✓ 𝄞 and \u0000 control \n chars', lines: [] },
+  [[[]], {}, { steps: 'not an array' }],
+];
+
+describe('arrayBytes', () => {
+  it('answers exactly the bytes of the array, whatever its strings and nesting hold', () => {
+    const record = { guideid: 1, title: 'A "title" with [brackets]', steps: tricky, after: { x: [1, 2] }, summary: '"steps":[]' };
+    const found = arrayBytes(bytes(record), 'steps')!;
+    expect(found.toString()).toBe(JSON.stringify(tricky));
+    expect(JSON.parse(found.toString())).toEqual(tricky);
+    expect(arrayBytes(bytes({ steps: [] }), 'steps')!.toString()).toBe('[]');
+  });
+
+  it('answers nothing when the key is not there once, is not an array, or the JSON is cut short', () => {
+    expect(arrayBytes(bytes({ steps: 'x' }), 'steps')).toBeUndefined();
+    expect(arrayBytes(bytes({ other: [1] }), 'steps')).toBeUndefined();
+    expect(arrayBytes(bytes({ a: { steps: [1] }, steps: [2] }), 'steps')).toBeUndefined();
+    expect(arrayBytes(Buffer.from('{"steps":[{"a":"]"}'), 'steps')).toBeUndefined();
+  });
+});
+
+describe('withArrayBytes', () => {
+  it('puts the bytes in place of the empty array, giving what serializing the whole would', () => {
+    const record = { guideid: 1, steps: [] as unknown[], summary: 'after', list: [] };
+    const whole = withArrayBytes(bytes(record), 'steps', bytes(tricky))!;
+    expect(whole.toString()).toBe(JSON.stringify({ ...record, steps: tricky }));
+  });
+
+  it('answers nothing unless the empty array is there once', () => {
+    expect(withArrayBytes(bytes({ steps: [1] }), 'steps', bytes(tricky))).toBeUndefined();
+    expect(withArrayBytes(bytes({ a: { steps: [] }, steps: [] }), 'steps', bytes(tricky))).toBeUndefined();
+    expect(withArrayBytes(bytes({ steps: '"steps":[]' }), 'steps', bytes(tricky))).toBeUndefined();
+  });
+});
