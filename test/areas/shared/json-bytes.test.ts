@@ -41,3 +41,13 @@ describe('withArrayBytes', () => {
     expect(withArrayBytes(bytes({ steps: '"steps":[]' }), 'steps', bytes(tricky))).toBeUndefined();
   });
 });
+
+describe('an array put in by withArrayBytes', () => {
+  it('is found again where it was put, with no scan of what is around it', () => {
+    const record = { before: 'x', steps: [] as unknown[], after: 'y' };
+    const whole = withArrayBytes(bytes(record), 'steps', bytes(tricky))!;
+    expect(arrayBytes(whole, 'steps')!.toString()).toBe(JSON.stringify(tricky));
+    // A copy of the same bytes is scanned, and finds the same.
+    expect(arrayBytes(Buffer.from(whole), 'steps')!.toString()).toBe(JSON.stringify(tricky));
+  });
+});
