@@ -6,6 +6,7 @@ import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factorie
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
 import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
+import * as guideCommentsStamp from '../../../src/db/migrations/2026_11_27_0100_guide_comments_stamp.js';
 
 let author: TestUser;
 let moderator: TestUser;
@@ -117,13 +118,24 @@ describe('the guide cache', () => {
     expect((await read(g.guideid)).json().prerequisites[0].title).toBe('A renamed prerequisite');
   });
 
-  it('comments on the guide and on its steps, and a changed image, bump its stamp', async () => {
+  it('comments on its steps, and a changed image, bump its stamp; a comment on the guide itself, which its record does not show, does not', async () => {
     const g = await makePublishedGuide(t, author, 1);
     const stamp = async () => (await t.db.selectFrom('guides').select('cache_stamp').where('guideid', '=', g.guideid).executeTakeFirstOrThrow()).cache_stamp;
+    const kept = await read(g.guideid);
     const s0 = await stamp();
     await t.db.insertInto('comments').values({ context: 'guide', contextid: g.guideid, userid: author.userid, langid: 'en', text_raw: 'On the guide', date: t.clock.now() }).execute();
+    expect((await t.post(`/comments/guide/${g.guideid}`, { token: moderator.token, body: { text: 'On the guide, through the API' } })).statusCode).toBe(201);
     const s1 = await stamp();
-    expect(s1).toBeGreaterThan(s0);
+    expect(s1).toBe(s0);
+    // The kept record is still served, and is what a build from nothing gives.
+    const hits = guideCaches(t.app).guides.hits;
+    const again = await read(g.guideid);
+    expect(guideCaches(t.app).guides.hits).toBe(hits + 1);
+    expect(again.body).toBe(kept.body);
+    guideCaches(t.app).guides.clear();
+    await flushStoredRecords(t.app);
+    await t.db.deleteFrom('guide_records').where('guideid', '=', g.guideid).execute();
+    expect((await read(g.guideid)).body).toBe(kept.body);
     await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
     const s2 = await stamp();
     expect(s2).toBeGreaterThan(s1);
@@ -338,5 +350,25 @@ describe('heads read at once', () => {
     expect(edit.statusCode, edit.body).toBe(200);
     const again = await Promise.all(guides.map((x) => read(x.guideid)));
     expect(again.map((a) => a.json().title)).toEqual(['Read at once, edited', ...guides.slice(1).map((x) => x.title)]);
+  });
+});
+
+describe('migration 2026_11_27_0100_guide_comments_stamp', () => {
+  it('down puts back the bump of a comment on the guide itself, up takes it away again', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    const stamp = async () => (await t.db.selectFrom('guides').select('cache_stamp').where('guideid', '=', g.guideid).executeTakeFirstOrThrow()).cache_stamp;
+    const comment = () => t.db.insertInto('comments').values({ context: 'guide', contextid: g.guideid, userid: author.userid, langid: 'en', text_raw: 'On the guide', date: t.clock.now() }).execute();
+    const s0 = await stamp();
+    await guideCommentsStamp.down(t.db);
+    try {
+      await comment();
+      expect(await stamp()).toBe(s0 + 1);
+    } finally {
+      await guideCommentsStamp.up(t.db);
+    }
+    await comment();
+    expect(await stamp()).toBe(s0 + 1);
+    await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
+    expect(await stamp()).toBe(s0 + 2);
   });
 });
