@@ -2,8 +2,8 @@
 // only while nothing it shows has changed, whoever wrote the change.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
-import { makeAuthor, makeModerator, type TestUser } from '../../helpers/factories.js';
-import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
+import { addStep, line, makeGuide, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
 import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
 import * as guideCommentsStamp from '../../../src/db/migrations/2026_11_27_0100_guide_comments_stamp.js';
@@ -185,6 +185,22 @@ describe('an edit of a guide\'s fields', () => {
     expect(answer.steps).toEqual(before.steps);
     expect(answer.steps[1].comments.map((c: { text_raw: string }) => c.text_raw)).toEqual(['Kept with its step']);
     expect(res.body).toBe(await built(g.guideid));
+  });
+
+  it('answers a caller whose record is built for them alone (a private prerequisite) the kept steps too, as a read gives them', async () => {
+    const hidden = await makeGuide(t, author);
+    const g = await makePublishedGuide(t, author, 2, { prerequisites: [hidden.guideid] });
+    const helper = await makeUser(t);
+    expect((await t.put(`/guides/${g.guideid}/users/${helper.userid}`, { token: author.token })).statusCode).toBe(200);
+    // Kept for readers of every guide (the Author): the steps an edit takes.
+    const before = (await t.get(`/guides/${g.guideid}`, { token: author.token })).json();
+    let res!: Awaited<ReturnType<typeof edit>>;
+    const sent = await queriesOf(async () => { res = await t.patch(`/guides/${g.guideid}?revisionid=${before.revisionid}`, { token: helper.token, body: { summary: 'By a collaborator' } }); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(sent.filter((q) => q.includes('guide_lines'))).toEqual([]);
+    expect(res.json().summary).toBe('By a collaborator');
+    expect(res.json().steps).toEqual(before.steps);
+    expect(res.json()).toEqual((await t.get(`/guides/${g.guideid}`, { token: helper.token })).json());
   });
 
   it('builds its steps when what it locked is not what the kept record was kept at (a comment since), or nothing is kept', async () => {
