@@ -274,7 +274,8 @@ const MAX_CANDIDATES = 5000;
  * starting with ASCII are U+0130 (to `i` and a combining dot) and U+212A (to `k`),
  * replaced first. So for an ASCII prefix p, `title.toLowerCase().startsWith(p)` exactly
  * when TITLE_KEY starts with p. Indexed by migration 2026_11_25_0400 (partial: titled
- * rows), which must spell the same expression for SQLite to use the index.
+ * rows; made again, covering `namespace` too, by 2026_11_27_0110), which must spell the
+ * same expression for SQLite to use the index.
  */
 const TITLE_KEY = `lower(replace(replace(d.title, '\u0130', 'i\u0307'), '\u212A', 'k'))`;
 /** Printable ASCII (what the title key serves; any other prefix keeps the FTS5 anchor). */
