@@ -29,7 +29,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, type Built, type LowerLevel } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
 import type { RenderedTexts } from './guides.records.js';
@@ -60,7 +60,7 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * and the answer is kept in this process only: the write path does not also store it
  * (a read that misses the process cache stores what it builds).
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<{ record: FullGuide; dependsOnViewer: boolean; builtAt?: number; keptSince?: number; spliced?: { key: string; bytes: Buffer } }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<Omit<Built<FullGuide>, 'value'> & { record: FullGuide }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
   const { atRevision } = opts;
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;

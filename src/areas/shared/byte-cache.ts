@@ -200,6 +200,11 @@ export interface Built<T> {
   spliced?: { key: string; bytes: Buffer };
 }
 
+/** `value` as the route's response schema serializes its 200 answer, as bytes to keep. */
+export function serializedBytes(reply: FastifyReply, value: unknown): Buffer {
+  return Buffer.from(reply.serializeInput(value as Record<string, unknown>, '200') as string);
+}
+
 /** `value` with its stand-in array parsed from the bytes it stands for: when the bytes cannot be spliced. */
 function unspliced<T>(value: T, spliced: NonNullable<Built<T>['spliced']>): T {
   return { ...value, [spliced.key]: JSON.parse(spliced.bytes.toString()) };
@@ -236,10 +241,9 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     }
     const { value, dependsOnViewer, builtAt: oldest, keptSince, spliced } = await build();
     if (dependsOnViewer && cls === null) return { value: spliced ? unspliced(value, spliced) : value };
-    const serialized = (v: T) => Buffer.from(reply.serializeInput(v as unknown as Record<string, unknown>, '200') as string);
     const json = spliced
-      ? withArrayBytes(serialized(value), spliced.key, spliced.bytes) ?? serialized(unspliced(value, spliced))
-      : serialized(value);
+      ? withArrayBytes(serializedBytes(reply, value), spliced.key, spliced.bytes) ?? serializedBytes(reply, unspliced(value, spliced))
+      : serializedBytes(reply, value);
     const builtAt = Math.min(now, oldest ?? now);
     // The lower level ages it from its oldest part (media URLs signed then); this process from
     // now, or from when the entry it took parts from was kept (so that reusing never renews them).
@@ -309,7 +313,7 @@ export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: Fast
   if (hit) return sendKept(reply, hit);
   const built = await cache.builds.run(`${narrow.key}\u0000${narrow.second}\u0000${narrow.shown}\u0000${wide.second}\u0000${wide.shown}`, async () => {
     const { value, narrow: isNarrow } = await build();
-    const json = Buffer.from(reply.serializeInput(value as unknown as Record<string, unknown>, '200') as string);
+    const json = serializedBytes(reply, value);
     const under = isNarrow ? narrow : wide;
     return cache.set(under.key, under.second, under.shown, now, json);
   });

@@ -2,7 +2,7 @@
 // once per change and kept as bytes (a whole-site answer: building it reads every category).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import { ByteLru, cacheStamps, sendKept } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamps, sendKept, serializedBytes } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
 import type { Database } from '../../db/schema.js';
 import { toBool } from '../../db/helpers.js';
@@ -110,7 +110,7 @@ export async function sendHierarchy<T>(app: FastifyInstance, reply: FastifyReply
   const now = app.clock.now();
   // Built after the stamps were read: a write in between leaves newer bytes under an older stamp, never the reverse.
   const entry = cache.getEntry(key, categories, guides, now)
-    ?? cache.set(key, categories, guides, now, Buffer.from(reply.serializeInput((await build()) as Record<string, unknown>, '200') as string));
+    ?? cache.set(key, categories, guides, now, serializedBytes(reply, await build()));
   // The reply is sent here; Fastify ignores the handler's value once it is.
   return sendKept(reply, entry) as unknown as T;
 }
