@@ -10,6 +10,7 @@ import type { Database } from '../../db/schema.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { StageStatus } from '../courses/courses.tables.js';
 import { assigneeStatus, recurrenceEnd, type AssignedStage } from './course-status.js';
+import { cacheStamp } from './byte-cache.js';
 
 type Db = Kysely<Database>;
 
@@ -122,12 +123,36 @@ async function planSync(db: Db, scope: Scope): Promise<{ update: Array<{ row: Ha
 }
 
 /**
+ * Scopes whose stored rows matched what the assignments reach, per database, with the
+ * 'course_reach' stamp read before that was found (migration 2026_11_27_0400): while the
+ * stamp holds, nothing the comparison reads has changed, so it is not made again. At most
+ * EMPTY_PLANS_KEPT scopes; all are forgotten when it is full.
+ */
+const emptyPlans = new WeakMap<object, Map<string, number>>();
+const EMPTY_PLANS_KEPT = 10_000;
+const scopeKey = (scope: Scope) => `${'wikiid' in scope ? scope.wikiid : ''}:${'userid' in scope ? scope.userid : ''}`;
+
+/**
  * Brings the stored progress within `scope` up to `now` before a read: membership
  * (`syncAssignees`) and expiry (`expireDue`), in one transaction, opened only when there
- * is something to change (a read of an unchanged course writes nothing and takes no lock).
+ * is something to change (a read of an unchanged course writes nothing and takes no lock,
+ * and compares membership only when the 'course_reach' stamp moved since it last did).
  */
 export async function bringUpToDate(db: Db, now: number, scope: Scope): Promise<void> {
-  const plan = await planSync(db, scope);
+  const key = scopeKey(scope);
+  let kept = emptyPlans.get(db);
+  if (!kept) emptyPlans.set(db, (kept = new Map()));
+  // Read before the comparison: a write committed after it moves the stamp past this one.
+  const stamp = await cacheStamp(db, 'course_reach');
+  let reachChanged = false;
+  if (kept.get(key) !== stamp) {
+    const plan = await planSync(db, scope);
+    reachChanged = plan.update.length > 0 || plan.deactivate.length > 0 || plan.fresh.length > 0;
+    if (!reachChanged) {
+      if (kept.size >= EMPTY_PLANS_KEPT) kept.clear();
+      kept.set(key, stamp);
+    }
+  }
   const wikiid = 'wikiid' in scope ? scope.wikiid : undefined;
   const userid = 'userid' in scope ? scope.userid : undefined;
   const expiring = await db.selectFrom('course_stage_statuses').select('userid').where('status', '=', 'completed').where('expires_date', '<=', now)
@@ -138,7 +163,7 @@ export async function bringUpToDate(db: Db, now: number, scope: Scope): Promise<
     .$if(wikiid !== undefined, (q) => q.where('wikiid', '=', wikiid!))
     .$if(userid !== undefined, (q) => q.where('userid', '=', userid!))
     .limit(1).executeTakeFirst();
-  if (!plan.update.length && !plan.deactivate.length && !plan.fresh.length && !expiring && !checking) return;
+  if (!reachChanged && !expiring && !checking) return;
   await db.transaction().execute(async (trx) => {
     await syncAssignees(trx, now, scope);
     await expireDue(trx, now, { wikiid, userid });

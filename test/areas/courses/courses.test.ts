@@ -11,6 +11,7 @@ import { makeWiki } from '../../helpers/factories/wikis.js';
 import { openApiDocument, operations, type Operation } from '../../reliability/lib/openapi.js';
 import { checkResponse } from '../../reliability/lib/validate.js';
 import { expireCourses } from '../../../src/areas/courses/courses.jobs.js';
+import * as courseReachStamp from '../../../src/db/migrations/2026_11_27_0400_course_reach_stamp.js';
 
 const DAY = 86_400;
 let admin: TestUser;
@@ -242,6 +243,78 @@ describe('assignees', () => {
     expect(st.status).toBe('expired');
     const row = await t.db.selectFrom('course_assignees').select(['status', 'completed_stages']).where('userid', '=', u.userid).where('wikiid', '=', c.wikiid).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 1, completed_stages: 0 });
+  });
+
+  it('a read of an unchanged course compares nothing; a write of what the comparison reads makes the next read compare again (the course_reach stamp)', async () => {
+    const c = await course();
+    const tm = await makeTeam(t, lead, []);
+    const people = [await makeUser(t), await makeUser(t), await makeUser(t)];
+    const join = (u: TestUser) => t.db.insertInto('team_members').values({ teamid: tm.teamid, userid: u.userid, is_lead: 0, join_date: t.clock.now() }).execute();
+    await join(people[0]);
+    await join(people[1]);
+    await assign({ wikiid: c.wikiid, assignee_teamid: tm.teamid });
+    const stamp = async () => Number((await t.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'course_reach').executeTakeFirst())?.stamp ?? -1);
+    // What a read answers, and whether it compared the assignments' reach with the stored rows.
+    const read = async () => {
+      let compared = 0;
+      t.app.dbHandle.setQueryListener!((e) => { if (e.query.sql.includes('from "course_assignments" as "ca"')) compared++; });
+      try {
+        const res = await t.get(`/course_assignees/course/${c.wikiid}/users?orderby=username`, { token: admin.token });
+        expect(res.statusCode, res.body).toBe(200);
+        return { compared: compared > 0, users: res.json().response.map((r: any) => r.userid).sort((a: number, b: number) => a - b) };
+      } finally {
+        t.app.dbHandle.setQueryListener!(null);
+      }
+    };
+    const ids = (...us: TestUser[]) => us.map((u) => u.userid).sort((a, b) => a - b);
+    // The assignment's own answer compared already (after its sync): this read need not.
+    expect((await read()).users).toEqual(ids(lead, people[0], people[1]));
+    expect(await read()).toEqual({ compared: false, users: ids(lead, people[0], people[1]) });
+    // A member who joins (no write of the courses area) is reached at the next read.
+    await join(people[2]);
+    expect(await read()).toEqual({ compared: true, users: ids(lead, ...people) });
+    // That read's own sync wrote the rows the stamp follows: the next read compares once
+    // more and finds nothing; from then on none does.
+    await read();
+    expect((await read()).compared).toBe(false);
+    // A stored row changed under the read (here by hand) is compared, and put right, again.
+    await t.db.updateTable('course_assignees').set({ active: 0 }).where('wikiid', '=', c.wikiid).where('userid', '=', people[0].userid).execute();
+    expect(await read()).toEqual({ compared: true, users: ids(lead, ...people) });
+    // Status and progress (rewritten by every completion) and the copied name do not move the stamp.
+    let s = await stamp();
+    await t.db.updateTable('course_assignees').set({ completed_stages: 0, status: 0, username: 'x' }).where('wikiid', '=', c.wikiid).execute();
+    await t.db.updateTable('users').set({ username: 'Renamed by hand' }).where('userid', '=', people[1].userid).execute();
+    await t.db.updateTable('courses').set({ title: 'Renamed course' }).where('wikiid', '=', c.wikiid).execute();
+    expect(await stamp()).toBe(s);
+    // A course deleted, a user added: they do.
+    await t.db.updateTable('courses').set({ deleted: 0 }).where('wikiid', '=', c.wikiid).execute();
+    expect(await stamp()).toBe(s + 1);
+    s = await stamp();
+    await makeUser(t);
+    expect(await stamp()).toBeGreaterThan(s);
+    // The assignment cancelled (by hand, not through the API): nobody is reached any more.
+    await t.db.updateTable('course_assignments').set({ cancelled: 1 }).where('wikiid', '=', c.wikiid).execute();
+    expect(await read()).toEqual({ compared: true, users: [] });
+    await read();
+    expect(await read()).toEqual({ compared: false, users: [] });
+  });
+
+  it('migration 2026_11_27_0400_course_reach_stamp: down takes the stamp and its triggers away, up puts them back', async () => {
+    const tm = await makeTeam(t, lead, []);
+    const stamp = async () => (await t.db.selectFrom('cache_stamps').select('stamp').where('key', '=', 'course_reach').executeTakeFirst())?.stamp;
+    const join = async () => t.db.insertInto('team_members').values({ teamid: tm.teamid, userid: (await makeUser(t)).userid, is_lead: 0, join_date: t.clock.now() }).execute();
+    const before = Number(await stamp());
+    await courseReachStamp.down(t.db);
+    try {
+      expect(await stamp()).toBeUndefined();
+      await join();
+    } finally {
+      await courseReachStamp.up(t.db);
+      // Past every stamp this process has seen (a kept comparison must not match again).
+      await t.db.updateTable('cache_stamps').set({ stamp: before + 1 }).where('key', '=', 'course_reach').execute();
+    }
+    await join(); // a user (makeUser) and a member: two bumps
+    expect(Number(await stamp())).toBe(before + 3);
   });
 
   it('the assignee list answers a page with the same number of queries at 10 and at 200 assignees', async () => {
