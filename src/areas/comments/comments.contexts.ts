@@ -16,8 +16,12 @@ export interface ContextTarget {
   /** The document's language: the comment's default. */
   langid: string;
   /** For guide and step comments: the guide (in the language found), whose read access applies. */
-  guide?: GuideRow;
+  guide?: ContextGuide;
 }
+
+/** What a comment needs of its guide: who may read it, and its title. */
+type ContextGuide = Pick<GuideRow, 'guideid' | 'langid' | 'public' | 'userid' | 'title'>;
+const CONTEXT_GUIDE_COLUMNS = ['guideid', 'langid', 'public', 'userid', 'title'] as const;
 
 type Resolver = (db: Kysely<Database>, id: number, preferLang: string) => Promise<ContextTarget | null>;
 
@@ -28,14 +32,15 @@ const wikiResolver = (info: boolean): Resolver => async (db, id) => {
 };
 
 /** The guide in `langid` when given, else in the preferred language, else any; not deleted. */
-async function guideIn(db: Kysely<Database>, guideid: number, langid: string | null, preferLang: string): Promise<GuideRow | undefined> {
-  // The common case is one prepared primary-key lookup (every comment on a guide asks it).
+async function guideIn(db: Kysely<Database>, guideid: number, langid: string | null, preferLang: string): Promise<ContextGuide | undefined> {
+  // The common case is one prepared primary-key lookup (every comment on a guide asks it),
+  // of these columns only: the whole row carries the introduction and conclusion.
   const [row] = await guideRowIn(db, { guideid, langid: langid ?? preferLang });
   if (row || langid) return row;
-  return db.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('deleted', '=', 0).orderBy('langid').limit(1).executeTakeFirst();
+  return db.selectFrom('guides').select(CONTEXT_GUIDE_COLUMNS).where('guideid', '=', guideid).where('deleted', '=', 0).orderBy('langid').limit(1).executeTakeFirst();
 }
-const guideRowIn = prepared<{ guideid: number; langid: string }, GuideRow>('comment_guide_row', (db, arg) =>
-  db.selectFrom('guides').selectAll().where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '=', 0));
+const guideRowIn = prepared<{ guideid: number; langid: string }, ContextGuide>('comment_guide_head', (db, arg) =>
+  db.selectFrom('guides').select(CONTEXT_GUIDE_COLUMNS).where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('deleted', '=', 0));
 
 const resolvers: Record<CommentContext, Resolver> = {
   wiki: wikiResolver(false),
