@@ -17,7 +17,9 @@
 //    the assignment, its dates; not status or progress, which completions rewrite).
 //
 // PostgreSQL: once per statement, noted for the commit like every stamp (cache_stamp_later,
-// 2026_11_25_0720), with a flush trigger of this migration's own on each table.
+// 2026_11_25_0720). The commit's flush trigger (`cache_stamps_flush`, by that name, so that
+// 0720's `down` finds it) is added to the three tables that had none: team_members and users
+// have had one since 0720 (the 'comments' stamp watches them).
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../helpers.js';
 
@@ -31,6 +33,8 @@ const WATCHED: Array<{ table: string; columns?: string[] }> = [
   { table: 'course_assignees', columns: ['wikiid', 'userid', 'active', 'course_assignmentid', 'assignment_date', 'due_date'] },
 ];
 const BUMP = `update cache_stamps set stamp = stamp + 1 where key = '${KEY}'`;
+/** PostgreSQL: the watched tables without the commit's flush trigger before this migration. */
+const NEW_FLUSH = ['course_assignments', 'courses', 'course_assignees'];
 
 /** The events of a table's triggers, with the suffix of their names. */
 function events(w: (typeof WATCHED)[number]): Array<[string, string]> {
@@ -50,8 +54,8 @@ $fn$`).execute(db);
     for (const w of WATCHED) {
       const on = events(w).map(([event]) => event).join(' or ');
       await sql.raw(`create trigger course_reach_${w.table} after ${on} on ${w.table} for each statement execute function course_reach_bump()`).execute(db);
-      // The commit's flush (a second one on a table that has it already finds nothing noted).
-      await sql.raw(`create constraint trigger course_reach_flush after insert or update or delete on ${w.table} deferrable initially deferred for each row execute function cache_stamps_flush()`).execute(db);
+      // Once per row written, at COMMIT: only for the events that note something.
+      if (NEW_FLUSH.includes(w.table)) await sql.raw(`create constraint trigger cache_stamps_flush after ${on} on ${w.table} deferrable initially deferred for each row execute function cache_stamps_flush()`).execute(db);
     }
     return;
   }
@@ -62,10 +66,8 @@ $fn$`).execute(db);
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
-    for (const w of WATCHED) {
-      await sql.raw(`drop trigger if exists course_reach_${w.table} on ${w.table}`).execute(db);
-      await sql.raw(`drop trigger if exists course_reach_flush on ${w.table}`).execute(db);
-    }
+    for (const w of WATCHED) await sql.raw(`drop trigger if exists course_reach_${w.table} on ${w.table}`).execute(db);
+    for (const table of NEW_FLUSH) await sql.raw(`drop trigger if exists cache_stamps_flush on ${table}`).execute(db);
     await sql`drop function if exists course_reach_bump()`.execute(db);
   } else {
     for (const w of WATCHED) for (const [, suffix] of events(w)) await sql.raw(`drop trigger if exists course_reach_${w.table}_${suffix}`).execute(db);
