@@ -20,8 +20,8 @@ export interface ContextTarget {
 }
 
 /** What a comment needs of its guide: who may read it, and its title. */
-type ContextGuide = Pick<GuideRow, 'guideid' | 'langid' | 'public' | 'userid' | 'title'>;
 const CONTEXT_GUIDE_COLUMNS = ['guideid', 'langid', 'public', 'userid', 'title'] as const;
+type ContextGuide = Pick<GuideRow, (typeof CONTEXT_GUIDE_COLUMNS)[number]>;
 
 type Resolver = (db: Kysely<Database>, id: number, preferLang: string) => Promise<ContextTarget | null>;
 

@@ -286,7 +286,7 @@ describe('assignees', () => {
     await t.db.updateTable('users').set({ username: 'Renamed by hand' }).where('userid', '=', people[1].userid).execute();
     await t.db.updateTable('courses').set({ title: 'Renamed course' }).where('wikiid', '=', c.wikiid).execute();
     expect(await stamp()).toBe(s);
-    // A course deleted, a user added: they do.
+    // A write of a course's `deleted` (here set to what it was: a deleted course answers 404) and a user added: they do.
     await t.db.updateTable('courses').set({ deleted: 0 }).where('wikiid', '=', c.wikiid).execute();
     expect(await stamp()).toBe(s + 1);
     s = await stamp();
