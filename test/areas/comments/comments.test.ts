@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp, appForFile } from '../../helpers/app.js';
-import { makeAdmin, makeAuthor, makeModerator, makeUser, unique, type TestUser } from '../../helpers/factories.js';
+import { makeAdmin, makeAuthor, makeModerator, makeTeam, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { makeComment, makePost, makeWiki } from '../../helpers/factories/wikis.js';
 
 // The specification's Comment: top-level ones carry media and replies; replies neither.
@@ -37,6 +37,22 @@ describe('POST /comments/{context}/{contextid}', () => {
     expect(c.text_rendered).toContain('<p>');
     const row = await t.db.selectFrom('comments').selectAll().where('commentid', '=', c.commentid).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ context: 'wiki', contextid: wiki.wikiid, userid: user.userid, langid: 'en', parentid: null, text_raw: 'Is the *seal* included?' });
+  });
+
+  it('the author carries every team, ascending, and a team joined since shows at the next read', async () => {
+    const member = await makeUser(t);
+    const teams = [];
+    for (let i = 0; i < 11; i++) teams.push(await makeTeam(t, admin));
+    const ids = teams.map((x) => x.teamid).sort((a, b) => a - b);
+    // Joined newest team first: the record orders by teamid, not by when (numbers, not text).
+    for (const teamid of [...ids.slice(1)].reverse()) await t.db.insertInto('team_members').values({ teamid, userid: member.userid, is_lead: 0, join_date: t.clock.now() }).execute();
+    const c = await makeComment(t, member, 'wiki', wiki.wikiid, { text: 'Which torque for the flange?' });
+    expect(c.author.teams).toEqual(ids.slice(1));
+    expect((await t.get(`/comments/${c.commentid}`)).json().author.teams).toEqual(ids.slice(1));
+    await t.db.insertInto('team_members').values({ teamid: ids[0], userid: member.userid, is_lead: 0, join_date: t.clock.now() }).execute();
+    expect((await t.get(`/comments/${c.commentid}`)).json().author.teams).toEqual(ids);
+    const other = await makeComment(t, user, 'wiki', wiki.wikiid, { text: 'No teams here at all.' });
+    expect(other.author.teams).toEqual([]);
   });
 
   it('trims the text and escapes HTML', async () => {
