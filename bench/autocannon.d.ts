@@ -16,6 +16,8 @@ declare module 'autocannon' {
     pipelining?: number;
     timeout?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
     requests?: Request[];
   }
   export interface Histogram { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; p99_9?: number }

@@ -6,9 +6,13 @@
 //
 //   npm run build
 //   npx tsx bench/cpu-per-request.ts --database sqlite:data/bench-1k.sqlite --path /api/2.0/suggest [--requests 100000] [--header 'name: value'] [--cpu-prof DIR]
+//   npx tsx bench/cpu-per-request.ts --database postgres://... --method POST --path /api/2.0/comments/guide/1 --body '{"text":"..."}' --header 'Authorization: api TOKEN'
 // --cpu-prof: the server's V8 CPU profile into DIR (bench/profile-summary.ts reads it);
-// it also holds the server's start-up, a second or so.
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+// it also holds the server's start-up, a second or so. A write (--method other than GET,
+// with --body as JSON) is measured against no baseline (it only answers reads). On
+// PostgreSQL the database's processes (all `postgres` processes of this machine) are
+// measured too: a round trip less shows on both sides.
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -23,11 +27,15 @@ const { values } = parseArgs({
     path: { type: 'string', default: '/api/2.0/suggest' },
     requests: { type: 'string', default: '100000' },
     header: { type: 'string', multiple: true, default: [] },
+    method: { type: 'string', default: 'GET' },
+    body: { type: 'string' },
     'cpu-prof': { type: 'string' },
   },
 });
 const requests = Number(values.requests);
-const headers = Object.fromEntries(values.header!.map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()]));
+const headers: Record<string, string> = Object.fromEntries(values.header!.map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()]));
+const method = values.method!.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+if (values.body !== undefined) headers['content-type'] = 'application/json';
 
 /** User and system CPU time of a process so far, in clock ticks (100 per second on Linux). */
 function cpuTicks(pid: number): number {
@@ -35,21 +43,32 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** CPU ticks of every `postgres` process (the server's backends among them); 0 without any. */
+function postgresTicks(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuTicks(Number(pid));
+    } catch { /* gone meanwhile */ }
+  }
+  return total;
+}
+
 const load = (o: Options) => new Promise<Result>((resolve, reject) => autocannon(o, (err, r) => (err ? reject(err) : resolve(r))));
 
 /** µs of the process's CPU per request, after a warm-up of 5 000. */
-async function measure(url: string, pid: number) {
-  await load({ url, connections: 8, amount: 5000, headers });
-  const before = cpuTicks(pid);
-  const r = await load({ url, connections: 8, amount: requests, headers });
+async function measure(url: string, pid: number, request: Pick<Options, 'method' | 'body'> = {}) {
+  await load({ url, connections: 8, amount: 5000, headers, ...request });
+  const [before, pgBefore] = [cpuTicks(pid), postgresTicks()];
+  const r = await load({ url, connections: 8, amount: requests, headers, ...request });
   if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
-  return ((cpuTicks(pid) - before) * 10_000) / requests;
+  return { server: ((cpuTicks(pid) - before) * 10_000) / requests, postgres: ((postgresTicks() - pgBefore) * 10_000) / requests };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'cp-cpu-'));
-try {
-  console.log(`the server on ${values.database}, ${requests} requests of ${values.path}...`);
-  const server = await startServer({ databaseUrl: values.database!, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+const pgNote = (us: number) => (us ? ` (PostgreSQL ${us.toFixed(1)} µs)` : '');
+
+/** A read, against the baseline sending the same bytes. */
+async function compareRead(server: Awaited<ReturnType<typeof startServer>>, dir: string) {
   const body = await (await fetch(server.url + values.path, { headers })).text();
   const ours = await measure(server.url + values.path, server.proc.pid!);
   await server.stop();
@@ -59,9 +78,21 @@ try {
   const port = await freePort();
   const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(port), join(dir, 'samples.json')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => baseline.stdout!.once('data', resolve));
-  const base = await measure(`http://127.0.0.1:${port}/b/s/x`, baseline.pid!);
+  const base = (await measure(`http://127.0.0.1:${port}/b/s/x`, baseline.pid!)).server;
   baseline.kill();
-  console.log(`server ${ours.toFixed(1)} µs of CPU per request, baseline ${base.toFixed(1)} µs: ${Math.round((100 * base) / ours)} %`);
+  console.log(`server ${ours.server.toFixed(1)} µs of CPU per request${pgNote(ours.postgres)}, baseline ${base.toFixed(1)} µs: ${Math.round((100 * base) / ours.server)} %`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cp-cpu-'));
+try {
+  console.log(`the server on ${values.database}, ${requests} requests of ${method} ${values.path}...`);
+  const server = await startServer({ databaseUrl: values.database!, dataDir: dir, built: true, env: { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '1000' }, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+  if (method === 'GET') await compareRead(server, dir);
+  else {
+    const ours = await measure(server.url + values.path, server.proc.pid!, { method, body: values.body });
+    await server.stop();
+    console.log(`server ${ours.server.toFixed(1)} µs of CPU per request${pgNote(ours.postgres)} (a write: no baseline)`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -121,7 +121,7 @@ export async function commentsRoutes(fastify: FastifyInstance) {
       context, contextid, parentid: parent?.commentid ?? null, userid: user.userid, langid, title: parent?.title ?? target.title, text_raw: text, date: now,
     }, b.media ?? []);
     // The comment as written (no replies yet): nothing is read back.
-    return reply.status(201).send((await commentRecords(db, config, [created.row], { media: created.media }))[0]);
+    return reply.status(201).send((await commentRecords(db, config, [created.row], created))[0]);
   });
 
   app.patch('/comments/:commentid', {

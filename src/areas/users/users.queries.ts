@@ -67,18 +67,19 @@ function summaryOf(config: Config, r: UserRow, teams: number[], images: Map<numb
 }
 
 /**
- * Each user's teamids as one text ('3,17'), a column of the user's own row: the summaries
- * by id then cost one round trip, not two (on PostgreSQL every record that embeds a user,
- * a new comment's author first, waited for both).
+ * A user's teamids as one text ('3,17'): a column of the user's own row, or of a row that
+ * names the user (a new comment's author). The summaries by id then cost one round trip,
+ * not two (on PostgreSQL every record that embeds a user, a new comment's author first,
+ * waited for both).
  */
-function teamidsColumn(db: Kysely<Database>) {
+export function teamidsOf(db: Kysely<Database>, userid: 'users.userid' | 'comments.userid') {
   return isPostgres(db)
-    ? sql<string | null>`(select string_agg(tm.teamid::text, ',') from team_members tm where tm.userid = users.userid)`
-    : sql<string | null>`(select group_concat(tm.teamid) from team_members tm where tm.userid = users.userid)`;
+    ? sql<string | null>`(select string_agg(tm.teamid::text, ',') from team_members tm where tm.userid = ${sql.ref(userid)})`
+    : sql<string | null>`(select group_concat(tm.teamid) from team_members tm where tm.userid = ${sql.ref(userid)})`;
 }
 
-/** Teamids from `teamidsColumn`, ascending, as the summaries list them. */
-function parseTeamids(text: string | null): number[] {
+/** Teamids from `teamidsOf`, ascending, as the summaries list them. */
+export function parseTeamids(text: string | null): number[] {
   return text ? text.split(',').map(Number).sort((a, b) => a - b) : [];
 }
 
@@ -86,7 +87,7 @@ function parseTeamids(text: string | null): number[] {
 export async function loadUserSummaries(db: Kysely<Database>, config: Config, userids: Array<number | null | undefined>): Promise<Map<number, UserSummary & SummaryExtras>> {
   const ids = [...new Set(userids.filter((x): x is number => typeof x === 'number'))];
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().select(teamidsColumn(db).as('teamids')).where('userid', 'in', ids).execute();
+  const rows = await db.selectFrom('users').selectAll().select(teamidsOf(db, 'users.userid').as('teamids')).where('userid', 'in', ids).execute();
   const images = await loadImageObjects(db, config, rows.map((r) => r.imageid));
   return new Map(rows.map(({ teamids, ...row }) => [row.userid, summaryOf(config, row, parseTeamids(teamids), images)]));
 }

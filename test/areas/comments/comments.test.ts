@@ -39,16 +39,20 @@ describe('POST /comments/{context}/{contextid}', () => {
     expect(row).toMatchObject({ context: 'wiki', contextid: wiki.wikiid, userid: user.userid, langid: 'en', parentid: null, text_raw: 'Is the *seal* included?' });
   });
 
-  it('the author carries every team, ascending, and a team joined since shows at the next read', async () => {
+  it('the author carries every team, ascending, an avatar and reputation; a team joined since shows at the next read', async () => {
     const member = await makeUser(t);
     const teams = [];
     for (let i = 0; i < 11; i++) teams.push(await makeTeam(t, admin));
     const ids = teams.map((x) => x.teamid).sort((a, b) => a - b);
     // Joined newest team first: the record orders by teamid, not by when (numbers, not text).
     for (const teamid of [...ids.slice(1)].reverse()) await t.db.insertInto('team_members').values({ teamid, userid: member.userid, is_lead: 0, join_date: t.clock.now() }).execute();
+    const avatar = await t.db.insertInto('images').values({ guid: unique('avatar'), userid: member.userid, width: 64, height: 64, mime: 'image/png', created_date: 1 }).returning('imageid').executeTakeFirstOrThrow();
+    await t.db.updateTable('users').set({ imageid: avatar.imageid, reputation: 7 }).where('userid', '=', member.userid).execute();
     const c = await makeComment(t, member, 'wiki', wiki.wikiid, { text: 'Which torque for the flange?' });
     expect(c.author.teams).toEqual(ids.slice(1));
-    expect((await t.get(`/comments/${c.commentid}`)).json().author.teams).toEqual(ids.slice(1));
+    expect(c.author).toMatchObject({ userid: member.userid, username: member.username, reputation: 7, image: { id: avatar.imageid } });
+    // The new comment's author (read by its insert) is the author every later read shows.
+    expect((await t.get(`/comments/${c.commentid}`)).json().author).toEqual(c.author);
     await t.db.insertInto('team_members').values({ teamid: ids[0], userid: member.userid, is_lead: 0, join_date: t.clock.now() }).execute();
     expect((await t.get(`/comments/${c.commentid}`)).json().author.teams).toEqual(ids);
     const other = await makeComment(t, user, 'wiki', wiki.wikiid, { text: 'No teams here at all.' });
