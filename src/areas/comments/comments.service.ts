@@ -4,18 +4,41 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
+import { prepared } from '../../db/prepared.js';
 import { authorColumns, deleteCommentsOn, type AuthorColumns, type CommentMediaRow, type CommentRow } from './comments.queries.js';
-import type { CommentTable, PostTable } from './comments.tables.js';
+import type { PostTable } from './comments.tables.js';
 
 type Db = Kysely<Database>;
 
+/** What a new comment is written with; the other columns take their defaults. */
+export type NewComment = {
+  context: string;
+  contextid: number;
+  parentid: number | null;
+  userid: number;
+  langid: string;
+  title: string;
+  text_raw: string;
+  date: number;
+};
+
+/**
+ * The insert of a comment, returning its row and its author's columns (read by the insert
+ * itself: no round trip more). Prepared: the statement is built once, not at each comment
+ * (building it was a twentieth of the server's CPU per comment).
+ */
+const insertComment = prepared<NewComment, CommentRow & AuthorColumns>('comment_insert', (db, arg) => db.insertInto('comments').values({
+  context: arg('context'), contextid: arg('contextid'), parentid: arg('parentid'), userid: arg('userid'),
+  langid: arg('langid'), title: arg('title'), text_raw: arg('text_raw'), date: arg('date'),
+}).returningAll().returning(authorColumns(db)));
+
 /**
  * A new comment with its media (top-level comments only); answers its row, its media rows
- * as written, and its author's columns (read by the insert itself: no round trip more).
+ * as written, and its author's columns.
  */
-export async function createComment(db: Db, values: Insertable<CommentTable>, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<{ row: CommentRow; media: CommentMediaRow[]; author: AuthorColumns }> {
+export async function createComment(db: Db, values: NewComment, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<{ row: CommentRow; media: CommentMediaRow[]; author: AuthorColumns }> {
   const insert = async (q: Db) => {
-    const { author_username, author_join_date, author_reputation, author_imageid, author_teamids, ...row } = await q.insertInto('comments').values(values).returningAll().returning(authorColumns(q)).executeTakeFirstOrThrow();
+    const { author_username, author_join_date, author_reputation, author_imageid, author_teamids, ...row } = (await insertComment(q, values))[0];
     return { row, author: { author_username, author_join_date, author_reputation, author_imageid, author_teamids } };
   };
   // Without media it is one statement, a transaction of its own (its triggers included):
