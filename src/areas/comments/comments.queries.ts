@@ -179,9 +179,9 @@ async function authorFromColumns(db: Kysely<Database>, config: Config, row: Comm
 /**
  * Comment records for rows already read, in batches: replies of the top-level ones
  * (in commentid order), authors, rendered texts and media, whatever the page size.
- * A reply among `rows` comes back as a reply (no media, no replies). `created`: the row
- * was just written with these media rows (in order) and its author's columns, and has no
- * replies yet (nothing is read back).
+ * A reply among `rows` comes back as a reply (no media, no replies). `created`: `rows` is
+ * the one row just written, with these media rows (in order) and its author's columns,
+ * and has no replies yet (nothing is read back).
  */
 export async function commentRecords(db: Kysely<Database>, config: Config, rows: CommentRow[], created?: { media: CommentMediaRow[]; author: AuthorColumns }): Promise<Comment[]> {
   const topIds = rows.filter((r) => r.parentid === null).map((r) => r.commentid);
@@ -196,7 +196,7 @@ export async function commentRecords(db: Kysely<Database>, config: Config, rows:
       ? await db.selectFrom('comment_media').selectAll().where('commentid', 'in', topIds).orderBy('commentid').orderBy('orderby').execute()
       : [];
   const [authors, rendered, images, videos] = await Promise.all([
-    created && rows.length === 1 ? authorFromColumns(db, config, rows[0], created.author) : loadCommentAuthors(db, config, all.map((r) => r.userid)),
+    created ? authorFromColumns(db, config, rows[0], created.author) : loadCommentAuthors(db, config, all.map((r) => r.userid)),
     renderWikiTexts(db, config, all.map((r) => r.text_raw)),
     loadImageDetails(db, config, mediaRows.filter((m) => m.media_type === 'image').map((m) => m.mediaid)),
     loadVideoDetails(db, config, mediaRows.filter((m) => m.media_type === 'video').map((m) => m.mediaid)),
