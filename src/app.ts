@@ -21,7 +21,7 @@ import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
-import { registerResponseHeaders, routerErrorHeaders } from './http/security.js';
+import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
@@ -173,11 +173,13 @@ export async function buildApp(options: BuildAppOptions) {
   registerNotFound(app);
   registerBodyParsers(app, config.bodyLimit);
   registerTextGuards(app);
-  // One hook finishes every response: the output format, then the tag of the bytes sent.
-  // (Callback style: an async hook costs a promise per request, and every request passes here.)
+  // One hook finishes every response: a page's own security headers, the output format,
+  // then the tag of the bytes sent. (Callback style: an async hook costs a promise per
+  // request, and every request passes here.)
   app.addHook('onSend', (request, reply, payload, done) => {
     let out;
     try {
+      addDocumentHeaders(reply);
       out = answerConditionally(request, reply, formatOutput(request, reply, payload), BASE_PATH);
     } catch (err) {
       return done(err as Error);

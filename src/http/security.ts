@@ -1,10 +1,11 @@
-// Security headers on every response (helmet). API responses are JSON that no browser
-// should render or frame: a CSP that allows nothing. The reference page at /api/2.0/docs
+// Security headers (helmet's): on every response those an API answer needs, on pages the
+// rest too. API responses are JSON that no browser should render or frame: a CSP that
+// allows nothing. The reference page at /api/2.0/docs
 // sets its own CSP (scripts and styles from this server only; see openapi.ts). CORS is
 // unaffected: Cross-Origin-Resource-Policy is cross-origin so browser clients on other
 // origins can read responses that CORS allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { applyCors, CORS_HEADERS, originAllowed, registerPreflightRoute } from './cors.js';
 
@@ -39,12 +40,45 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
 })();
 
 /**
+ * Helmet's headers that only a document a browser renders can use: opener isolation, agent
+ * clusters, DNS prefetching of its links, IE8's open-in-place, Flash's and Acrobat's policy
+ * files, the retired XSS auditor. A JSON answer has no window, links or scripts to govern, so
+ * only pages (HTML, SVG: the reference page, a guide's page, a module's player) carry them.
+ * Each header line costs the server about a microsecond and the client as much (Node's
+ * writing and validation of it): on an answer with no database work, six lines were a
+ * tenth of the request.
+ */
+const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+
+/**
+ * What every answer carries, as OWASP's REST Security Cheat Sheet lists for an API: the
+ * strict CSP, nosniff, frame options, referrer policy, HSTS, and the resource policy that
+ * lets the clients CORS allows read it.
+ */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => !DOCUMENT_ONLY.includes(name))),
+);
+
+/** The rest of helmet's headers, added to pages by `addDocumentHeaders`. */
+export const DOCUMENT_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => DOCUMENT_ONLY.includes(name))),
+);
+
+const DOCUMENT_TYPE = /^(?:text\/html|image\/svg\+xml|application\/xhtml\+xml)\b/i;
+
+/** A page's answer gets the document-only headers (called by the one onSend hook, app.ts). */
+export function addDocumentHeaders(reply: FastifyReply) {
+  const type = reply.getHeader('content-type');
+  if (typeof type === 'string' && DOCUMENT_TYPE.test(type)) reply.headers(DOCUMENT_SECURITY_HEADERS);
+}
+
+/**
  * The one onRequest hook every response passes first: the security headers, the CORS
  * headers (cors.ts: a preflight is answered here) and the request id, from objects built
  * once. Routes may override a header, as the reference page does its CSP.
  */
 export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*') {
-  const fixed = Object.freeze({ ...SECURITY_HEADERS, ...CORS_HEADERS });
+  const fixed = Object.freeze({ ...API_SECURITY_HEADERS, ...CORS_HEADERS });
   const allows = originAllowed(corsOrigins);
   registerPreflightRoute(app);
   app.addHook('onRequest', (request, reply, done) => {
@@ -60,7 +94,7 @@ export function registerResponseHeaders(app: FastifyInstance, corsOrigins: reado
  * the error too.
  */
 export function routerErrorHeaders(corsOrigins: readonly string[] | '*'): (req: IncomingMessage, res: ServerResponse) => void {
-  const fixed = Object.entries({ ...SECURITY_HEADERS, ...CORS_HEADERS });
+  const fixed = Object.entries({ ...API_SECURITY_HEADERS, ...CORS_HEADERS });
   const allows = originAllowed(corsOrigins);
   return (req, res) => {
     for (const [name, value] of fixed) res.setHeader(name, value);

@@ -578,6 +578,28 @@ describe('security headers and CORS', () => {
     expect(csp).not.toContain('upgrade-insecure-requests');
     expect(csp).not.toMatch(/https:|http:|\*/);
     expect(final.headers['x-content-type-options']).toBe('nosniff');
+    // A page gets helmet's whole set, the lines only documents use included.
+    expect(final.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(final.headers['x-xss-protection']).toBe('0');
+  });
+
+  it("a JSON answer carries the API's security lines only; a page (HTML, SVG) also those of documents", async () => {
+    const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+    const json = await send('GET', `${BASE_PATH}/guides?limit=1`);
+    expect(json.statusCode).toBe(200);
+    expect(DOCUMENT_ONLY.filter((h) => json.headers[h] !== undefined)).toEqual([]);
+    const missing = await send('GET', `${BASE_PATH}/guides/999999999`);
+    expect(missing.statusCode).toBe(404);
+    expect(DOCUMENT_ONLY.filter((h) => missing.headers[h] !== undefined)).toEqual([]);
+    const guide = await t.app.db.selectFrom('guides').select('guideid').where('public', '=', 1).executeTakeFirstOrThrow();
+    const page = await send('GET', `/Guide/${guide.guideid}`);
+    expect(page.statusCode).toBe(200);
+    expect(String(page.headers['content-type'])).toMatch(/^text\/html/);
+    expect(DOCUMENT_ONLY.filter((h) => page.headers[h] === undefined)).toEqual([]);
+    expect(page.headers['x-dns-prefetch-control']).toBe('off');
+    const flag = await send('GET', '/static/flags/DANGER.svg');
+    expect(String(flag.headers['content-type'])).toMatch(/^image\/svg\+xml/);
+    expect(DOCUMENT_ONLY.filter((h) => flag.headers[h] === undefined)).toEqual([]);
   });
 
   it('CORS: preflight answered for API clients, actual responses readable, configured origins enforced', async () => {
