@@ -1,7 +1,7 @@
 // Who is calling, and may they. Every API route declares `config.auth`; a route
 // without it refuses to register. The token is resolved once per request, in onRequest,
 // so that an unauthenticated request is refused before its body is even validated.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { TransactionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../clock.js';
@@ -209,8 +209,21 @@ const ACCESS_TEXT: Record<Access, string> = {
 export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock; basePath: string }) {
   app.decorateRequest('user', null);
 
+  // A rate-limited route (logins, signatures) counts the attempt before refusing it: its
+  // access is checked after the limiter (a route-level onRequest hook), in a preValidation
+  // hook of its own, so that a client without a token is limited too. Only those routes carry
+  // it: a route with no hook of a kind skips that stage's runner.
+  const checkAccessAfterLimit: preValidationHookHandler = (request, _reply, done) => {
+    try {
+      checkAccess(request, request.routeOptions.config.auth!);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  };
   // Every API route must say who may call it; the OpenAPI document says it too.
   app.addHook('onRoute', (route) => {
+    if (route.config?.auth && route.config.rateLimit) route.preValidation = [...[route.preValidation ?? []].flat(), checkAccessAfterLimit];
     if (!route.url.startsWith(deps.basePath) || route.method === 'HEAD' || (route.schema as any)?.hide) return;
     const access = route.config?.auth;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no config.auth`);
@@ -224,9 +237,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
   app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config?.auth;
     if (!access) return done(); // not an API route: health checks, docs, unknown paths
-    // A rate-limited route (logins, signatures) counts the attempt before refusing it: its
-    // access is checked after the limiter (a route-level onRequest hook), in preValidation,
-    // so that a client without a token is limited too.
+    // A rate-limited route's access is checked after its limiter (checkAccessAfterLimit).
     const finish = () => {
       if (!request.routeOptions.config?.rateLimit) checkAccess(request, access);
     };
@@ -245,14 +256,5 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
       request.user = user;
       finish();
     }).then(() => done(), (err: Error) => done(err));
-  });
-  app.addHook('preValidation', (request, _reply, done) => {
-    const access = request.routeOptions.config?.auth;
-    try {
-      if (access && request.routeOptions.config?.rateLimit) checkAccess(request, access);
-    } catch (err) {
-      return done(err as Error);
-    }
-    done();
   });
 }

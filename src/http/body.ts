@@ -2,7 +2,7 @@
 // API sends its login as text/plain, or with no Content-Type at all). Areas that take
 // raw bytes (media uploads) register their own parser in their own scope.
 import { EventEmitter } from 'node:events';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import sjson from 'secure-json-parse';
 import { HttpError, invalidField } from './errors.js';
 
@@ -26,10 +26,14 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number) {
   });
   // No body at all reads as `{}`: a route with required fields then says which field is
   // missing (422 missing_field) instead of "body must be object", and a route whose
-  // fields are all optional needs no body.
-  app.addHook('preValidation', (request, _reply, done) => {
+  // fields are all optional needs no body. A hook of the routes that take a body only: a
+  // route with no preValidation hook (every GET) skips that stage's runner.
+  const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
     if ((request.body === undefined || request.body === null) && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) route.preValidation = [emptyBodyAsObject, ...[route.preValidation ?? []].flat()];
   });
 }
 

@@ -158,11 +158,6 @@ export function finishDocument(doc: any) {
 export async function registerOpenApi(app: FastifyInstance, basePath: string, publicUrl: string) {
   // swagger-ui redirects `static/index.html` to the page by a pattern that misses a query
   // string, so `static/index.html?x` redirected to itself forever: one hop to the page.
-  const staticIndex = `${basePath}/docs/static/index.html`;
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.url.startsWith(staticIndex) && request.url.split('?')[0] === staticIndex) return reply.redirect(`${basePath}/docs/`);
-    done();
-  });
   nameRecords();
   await app.register(swagger, {
     openapi: {
@@ -190,12 +185,21 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
     // Keep TypeBox's $id'd shared schemas inline, so every path is self-contained.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, {
-    routePrefix: `${basePath}/docs`,
-    theme: { title: `${API_NAME} ${API_VERSION}` },
-    staticCSP: true,
-    transformStaticCSP: docsCsp,
-    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as any,
+  // The page's routes in a scope of their own, with the hook that mends that redirect: no
+  // other request passes it.
+  const staticIndex = `${basePath}/docs/static/index.html`;
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', (request, reply, done) => {
+      if (request.url.startsWith(staticIndex) && request.url.split('?')[0] === staticIndex) return reply.redirect(`${basePath}/docs/`);
+      done();
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: `${basePath}/docs`,
+      theme: { title: `${API_NAME} ${API_VERSION}` },
+      staticCSP: true,
+      transformStaticCSP: docsCsp,
+      uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as any,
+    });
   });
   // Written with its slash, so that the OpenAPI document names it `/` (both forms answer).
   app.get(`${basePath}/`, {
