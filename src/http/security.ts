@@ -1,9 +1,8 @@
 // Security headers (helmet's): on every response those an API answer needs, on pages the
 // rest too. API responses are JSON that no browser should render or frame: a CSP that
-// allows nothing. The reference page at /api/2.0/docs
-// sets its own CSP (scripts and styles from this server only; see openapi.ts). CORS is
-// unaffected: Cross-Origin-Resource-Policy is cross-origin so browser clients on other
-// origins can read responses that CORS allows.
+// allows nothing. The reference page at /api/2.0/docs sets its own CSP (scripts and styles
+// from this server only; see openapi.ts). CORS is unaffected: Cross-Origin-Resource-Policy
+// is cross-origin so browser clients on other origins can read responses that CORS allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
@@ -44,9 +43,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
  * clusters, DNS prefetching of its links, IE8's open-in-place, Flash's and Acrobat's policy
  * files, the retired XSS auditor. A JSON answer has no window, links or scripts to govern, so
  * only pages (HTML, SVG: the reference page, a guide's page, a module's player) carry them.
- * Each header line costs the server about a microsecond and the client as much (Node's
- * writing and validation of it): on an answer with no database work, six lines were a
- * tenth of the request.
+ * Each header line costs the server about a microsecond (Node writes and validates it) and
+ * the client its parsing: a bare Node server answering 16 lines spent 20 µs more CPU per
+ * request than answering 1.
  */
 const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
 
