@@ -7,8 +7,10 @@
 //     db.selectFrom('guides').select(['revisionid']).where('guideid', '=', arg('guideid')));
 //   const rows = await guideHead(app.db, { guideid: 12 });
 //
-// Run against the database itself only: given a transaction (or any other Kysely
-// instance), the query runs through Kysely as usual, inside that transaction.
+// Given the database itself, it runs on the direct executor (below). Given a transaction,
+// the same compiled text runs through Kysely's executor, inside that transaction: it is
+// compiled once per dialect, not once per transaction (a write's statements are the same
+// every time, and building and compiling one cost 30 to 110 µs of an edit's 2 ms).
 import { CompiledQuery, type Compilable, type Kysely, type LogEvent } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -56,6 +58,8 @@ export function prepared<A extends Record<string, unknown>, R>(
   name: string,
   build: (db: Kysely<Database>, arg: <K extends keyof A & string>(key: K) => A[K]) => Compilable<R>,
 ): Prepared<A, R> {
+  // By the dialect's adapter, which a database and each of its transactions share: the
+  // text depends only on the dialect (no plugin is used), so a transaction reuses it.
   const compiled = new WeakMap<object, Compiled>();
   const compile = (db: Kysely<Database>): Compiled => {
     const query = build(db, (key) => ({ [ARG]: key }) as never).compile();
@@ -63,13 +67,19 @@ export function prepared<A extends Record<string, unknown>, R>(
     return { text: query.sql, slots, query };
   };
   return async (db, args) => {
-    let c = compiled.get(db);
-    if (!c) compiled.set(db, (c = compile(db)));
+    const key = dialectKey(db);
+    let c = compiled.get(key);
+    if (!c) compiled.set(key, (c = compile(db)));
     const values = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     const direct = executors.get(db)?.run(name, c.text, values);
     if (direct !== undefined) return (await direct) as R[];
     return (await db.executeQuery<R>(CompiledQuery.raw(c.text, values))).rows;
   };
+}
+
+/** What compiled text is kept by: the adapter of the database's dialect, shared by its transactions (Kysely's executor carries it). */
+function dialectKey(db: Kysely<Database>): object {
+  return db.getExecutor().adapter;
 }
 
 /** A query event for the metrics listener, for statements run outside Kysely. */

@@ -13,12 +13,13 @@ import type { Db, BulletStyles } from './guides.queries.js';
 import { parseJson } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, GuideSnapshotFields, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
-import { GUIDE_FIELD_COLUMNS, NEW_GUIDE_FIELDS, type GuideFieldColumn, type GuideTable } from './guides.tables.js';
+import { GUIDE_FIELD_COLUMNS, NEW_GUIDE_FIELDS, type GuideFieldColumn, type GuideRevisionTable, type GuideTable } from './guides.tables.js';
 import type { GuideRow } from './guides.queries.js';
 import { pickColumns } from '../../db/helpers.js';
 import { guideRowReadable } from './guides.access.js';
 import { fieldIdsOf, writeFields, type FieldValues } from './guides.fields.js';
 import { StaleRevision } from '../content/revisions.js';
+import { prepared } from '../../db/prepared.js';
 
 /**
  * Locks the guide's row; with `expected`, only when it is at that revision (else
@@ -28,12 +29,26 @@ import { StaleRevision } from '../content/revisions.js';
  * stamps' rows as briefly as possible). Answers the row as it is.
  */
 export async function lockGuide(trx: Db, guideid: number, langid: string, expected?: number): Promise<GuideRow> {
-  let q = trx.updateTable('guides').set((eb) => ({ cache_stamp: eb.ref('cache_stamp') })).where('guideid', '=', guideid).where('langid', '=', langid);
-  if (expected !== undefined) q = q.where('revisionid', '=', expected);
-  const row = await q.returningAll().executeTakeFirst();
+  const [row] = expected === undefined ? await lockGuideRow(trx, { guideid, langid }) : await lockGuideAt(trx, { guideid, langid, expected });
   if (!row) throw new StaleRevision();
   return row;
 }
+
+// The statements every edit of a guide runs, compiled once (db/prepared.ts).
+const lockGuideQuery = (db: Db, guideid: number, langid: string) =>
+  db.updateTable('guides').set((eb) => ({ cache_stamp: eb.ref('cache_stamp') })).where('guideid', '=', guideid).where('langid', '=', langid);
+const lockGuideRow = prepared<{ guideid: number; langid: string }, GuideRow>('guide_lock', (db, arg) =>
+  lockGuideQuery(db, arg('guideid'), arg('langid')).returningAll());
+const lockGuideAt = prepared<{ guideid: number; langid: string; expected: number }, GuideRow>('guide_lock_at', (db, arg) =>
+  lockGuideQuery(db, arg('guideid'), arg('langid')).where('revisionid', '=', arg('expected')).returningAll());
+const prerequisitesOf = prepared<{ guideid: number; langid: string }, { prereq_guideid: number }>('guide_prereq_ids', (db, arg) =>
+  db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).orderBy('orderby'));
+const snapshotSteps = prepared<{ guideid: number; langid: string }, { stepid: number; revisionid: number; first_imageid: number | null }>('guide_snapshot_steps', (db, arg) =>
+  db.selectFrom('guide_steps as s').select(['s.stepid', 's.revisionid'])
+    .select((eb) => eb.selectFrom('guide_step_images as i').select('i.imageid').whereRef('i.stepid', '=', 's.stepid').orderBy('i.orderby').limit(1).as('first_imageid'))
+    .where('s.guideid', '=', arg('guideid')).where('s.langid', '=', arg('langid')).orderBy('s.orderby').orderBy('s.stepid'));
+const insertGuideRevision = prepared<Insertable<GuideRevisionTable>, { revisionid: number }>('guide_revision_insert', (db, arg) =>
+  db.insertInto('guide_revisions').values({ guideid: arg('guideid'), langid: arg('langid'), userid: arg('userid'), date: arg('date'), action: arg('action'), snapshot: arg('snapshot') }).returning('revisionid'));
 
 /** Locks the step's row at the expected revision, else StaleRevision naming the step (the 409 carries the step). */
 export async function lockStep(trx: Db, stepid: number, now: number, expected: number): Promise<void> {
@@ -67,11 +82,8 @@ export interface KnownGuideState {
 /** A guide's snapshot, and the first image of its steps (the first step's with any, in their order; null when none has one). */
 async function guideSnapshot(trx: Db, guideid: number, langid: string, now: number, known: KnownGuideState): Promise<{ snapshot: GuideSnapshot; stepImageid: number | null }> {
   const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
-  const prerequisites = known.prerequisites
-    ?? (await trx.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', guideid).where('langid', '=', langid).orderBy('orderby').execute()).map((p) => p.prereq_guideid);
-  const steps = await trx.selectFrom('guide_steps as s').select(['s.stepid', 's.revisionid'])
-    .select((eb) => eb.selectFrom('guide_step_images as i').select('i.imageid').whereRef('i.stepid', '=', 's.stepid').orderBy('i.orderby').limit(1).as('first_imageid'))
-    .where('s.guideid', '=', guideid).where('s.langid', '=', langid).orderBy('s.orderby').orderBy('s.stepid').execute();
+  const prerequisites = known.prerequisites ?? (await prerequisitesOf(trx, { guideid, langid })).map((p) => p.prereq_guideid);
+  const steps = await snapshotSteps(trx, { guideid, langid });
   const tags = await tagsOf(trx, 'guide', guideid);
   const snapshot = {
     fields: snapshotFields(row),
@@ -102,8 +114,7 @@ export interface CommittedGuide {
  */
 export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: string, userid: number | null, now: number, action: string, known: KnownGuideState = {}): Promise<CommittedGuide> {
   const { snapshot, stepImageid } = await guideSnapshot(trx, guideid, langid, now, known);
-  const rev = await trx.insertInto('guide_revisions').values({ guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) })
-    .returning('revisionid').executeTakeFirstOrThrow();
+  const [rev] = await insertGuideRevision(trx, { guideid, langid, userid, date: now, action, snapshot: JSON.stringify(snapshot) });
   // The image of its steps as a value read with them: SQLite ran this update 6 times slower
   // (120 µs against 20 at 100 000 guides, the guide's triggers included) with it as a subquery.
   // Set only when it changed (most edits): SQLite rewrites the entry of every index on a

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { readableGuideIds } from '../shared/guide-access.js';
+import { prepared } from '../../db/prepared.js';
 
 export type TagDoctype = 'guide' | 'wiki';
 
@@ -47,9 +48,13 @@ export async function removeTag(db: Kysely<Database>, doctype: TagDoctype, docid
   return Number(r.numDeletedRows) > 0;
 }
 
-/** A document's tags, alphabetically. */
+const tagsOfDoc = prepared<{ doctype: TagDoctype; docid: number }, { tag: string }>('doc_tags_of', (db, arg) =>
+  db.selectFrom('doc_tags').innerJoin('tags', 'tags.tagid', 'doc_tags.tagid').select('tags.tag')
+    .where('doc_tags.doctype', '=', arg('doctype')).where('doc_tags.docid', '=', arg('docid')).orderBy('tags.tag'));
+
+/** A document's tags, alphabetically (every guide edit's snapshot reads them: prepared). */
 export async function tagsOf(db: Kysely<Database>, doctype: TagDoctype, docid: number): Promise<string[]> {
-  return (await tagsOfMany(db, doctype, [docid])).get(docid) ?? [];
+  return (await tagsOfDoc(db, { doctype, docid })).map((r) => r.tag);
 }
 
 /** Tags of many documents in one query. */

@@ -7,6 +7,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { makePublishedGuide } from '../../helpers/factories/guides.js';
 import { findGuideHead, findGuideRow } from '../../../src/areas/guides/guides.queries.js';
+import { prepared } from '../../../src/db/prepared.js';
 
 let author: TestUser;
 const t = appForFile({ config: { languages: ['en', 'de'] } }, async () => {
@@ -73,5 +74,25 @@ describe('prepared lookups and open transactions', () => {
     const made = await t.post('/approvals/process', { token: admin.token, body: { name: 'Release check', stages: [{ userid: admin.userid }] } });
     expect(made.statusCode, made.body).toBe(201);
     expect((await findGuideHead(t.db, t.app.config, g.guideid))!.approvals).toBe(1);
+  });
+
+  it('a prepared statement given a transaction runs inside it, compiled once for the database and all its transactions', async () => {
+    const g = await makePublishedGuide(t, author, 0, { title: 'Prepared inside' });
+    let builds = 0;
+    const titleOf = prepared<{ guideid: number }, { title: string }>('test_title_of', (db, arg) => {
+      builds++;
+      return db.selectFrom('guides').select('title').where('guideid', '=', arg('guideid'));
+    });
+    const failed = new Error('rolled back on purpose');
+    for (const title of ['First try', 'Second try']) {
+      await expect(t.db.transaction().execute(async (trx) => {
+        await trx.updateTable('guides').set({ title }).where('guideid', '=', g.guideid).execute();
+        // Its own uncommitted write: the statement ran in the transaction, not beside it.
+        expect((await titleOf(trx, { guideid: g.guideid }))[0].title).toBe(title);
+        throw failed;
+      })).rejects.toBe(failed);
+    }
+    expect((await titleOf(t.db, { guideid: g.guideid }))[0].title).toBe('Prepared inside');
+    expect(builds).toBe(1);
   });
 });
