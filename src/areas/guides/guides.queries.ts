@@ -125,11 +125,16 @@ export function lightRowsOfPage(db: Db, keys: GuideKeysQuery, dir: 'asc' | 'desc
     .select(LIGHT_COLUMNS).orderBy('g.guideid', dir).orderBy('g.langid', dir).execute();
 }
 
-/** Flag ids of many guides in one query. */
+const flagsOfGuide = prepared<{ guideid: number }, { guideid: number; flagid: string }>('guide_flags_of', (db, arg) =>
+  db.selectFrom('guide_flags').select(['guideid', 'flagid']).where('guideid', '=', arg('guideid')).orderBy('flagid'));
+
+/** Flag ids of many guides in one query (prepared for one guide: a full record's). */
 export async function flagsOfMany(db: Db, guideids: number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (guideids.length === 0) return out;
-  const rows = await db.selectFrom('guide_flags').select(['guideid', 'flagid']).where('guideid', 'in', [...new Set(guideids)]).orderBy('flagid').execute();
+  const ids = [...new Set(guideids)];
+  const rows = ids.length === 1 ? await flagsOfGuide(db, { guideid: ids[0] })
+    : await db.selectFrom('guide_flags').select(['guideid', 'flagid']).where('guideid', 'in', ids).orderBy('flagid').execute();
   for (const r of rows) out.set(r.guideid, [...(out.get(r.guideid) ?? []), r.flagid]);
   return out;
 }
@@ -199,16 +204,26 @@ export async function loadCurrentSteps(db: Db, guideid: number, langid: string, 
   }));
 }
 
+// Read by every build of a guide's record, and (the prerequisites) by every edit's snapshot.
+const usernameOf = prepared<{ userid: number }, { username: string }>('user_name', (db, arg) =>
+  db.selectFrom('users').select('username').where('userid', '=', arg('userid')));
+const prerequisitesOf = prepared<{ guideid: number; langid: string }, { prereq_guideid: number }>('guide_prereq_ids', (db, arg) =>
+  db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).orderBy('orderby'));
+
+/** The ids of a guide's prerequisites, in their order. */
+export async function prerequisiteIds(db: Db, guideid: number, langid: string): Promise<number[]> {
+  return (await prerequisitesOf(db, { guideid, langid })).map((p) => p.prereq_guideid);
+}
+
 /** The current state of a guide, as a source for its record. */
 export async function loadCurrentSource(db: Db, row: GuideRow, known?: Pick<GuideSource, 'prereqIds' | 'tags' | 'stepRecords'>): Promise<GuideSource> {
   const [owner, steps, prereqIds, tags] = await Promise.all([
-    db.selectFrom('users').select('username').where('userid', '=', row.userid).executeTakeFirst(),
+    usernameOf(db, { userid: row.userid }),
     known?.stepRecords ? [] : loadCurrentSteps(db, row.guideid, row.langid),
-    known?.prereqIds ?? db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', row.guideid).where('langid', '=', row.langid).orderBy('orderby').execute()
-      .then((rows) => rows.map((p) => p.prereq_guideid)),
+    known?.prereqIds ?? prerequisiteIds(db, row.guideid, row.langid),
     known?.tags ?? tagsOf(db, 'guide', row.guideid),
   ]);
-  return { row, username: owner?.username ?? '', prereqIds, tags, steps, stepRecords: known?.stepRecords };
+  return { row, username: owner[0]?.username ?? '', prereqIds, tags, steps, stepRecords: known?.stepRecords };
 }
 
 /** A kept revision of a guide, as a source for its record; undefined when it is not one of the guide's. */
@@ -219,8 +234,8 @@ export async function loadRevisionSource(db: Db, row: GuideRow, revisionid: numb
   const snap = parseJson<GuideSnapshot | null>(rev.snapshot, null);
   if (!snap) return undefined;
   const stepRevIds = snap.steps.map((s) => s.revisionid);
-  const [owner, stepRevs] = await Promise.all([
-    db.selectFrom('users').select('username').where('userid', '=', snap.fields.userid).executeTakeFirst(),
+  const [[owner], stepRevs] = await Promise.all([
+    usernameOf(db, { userid: snap.fields.userid }),
     stepRevIds.length ? db.selectFrom('guide_step_revisions').select(['revisionid', 'stepid', 'snapshot']).where('revisionid', 'in', stepRevIds).execute() : Promise.resolve([]),
   ]);
   const byRev = new Map(stepRevs.map((s) => [s.revisionid, s]));

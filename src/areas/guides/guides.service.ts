@@ -10,7 +10,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { checkMediaRefs, embedRefs, mediaRefErrors, type MediaRef } from '../media/media.access.js';
 import { addTag, normalizeTag, tagsOf } from '../tags/tags.queries.js';
 import type { Db, BulletStyles } from './guides.queries.js';
-import { parseJson } from './guides.queries.js';
+import { parseJson, prerequisiteIds } from './guides.queries.js';
 import { DIFFICULTIES, type ItemInput, type LineInput, type MediaInput } from './guides.schemas.js';
 import type { GuideSnapshot, GuideSnapshotFields, ItemInputStored, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { GUIDE_FIELD_COLUMNS, NEW_GUIDE_FIELDS, type GuideFieldColumn, type GuideRevisionTable, type GuideTable } from './guides.tables.js';
@@ -41,8 +41,6 @@ const lockGuideRow = prepared<{ guideid: number; langid: string }, GuideRow>('gu
   lockGuideQuery(db, arg('guideid'), arg('langid')).returningAll());
 const lockGuideAt = prepared<{ guideid: number; langid: string; expected: number }, GuideRow>('guide_lock_at', (db, arg) =>
   lockGuideQuery(db, arg('guideid'), arg('langid')).where('revisionid', '=', arg('expected')).returningAll());
-const prerequisitesOf = prepared<{ guideid: number; langid: string }, { prereq_guideid: number }>('guide_prereq_ids', (db, arg) =>
-  db.selectFrom('guide_prereqs').select('prereq_guideid').where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).orderBy('orderby'));
 const snapshotSteps = prepared<{ guideid: number; langid: string }, { stepid: number; revisionid: number; first_imageid: number | null }>('guide_snapshot_steps', (db, arg) =>
   db.selectFrom('guide_steps as s').select(['s.stepid', 's.revisionid'])
     .select((eb) => eb.selectFrom('guide_step_images as i').select('i.imageid').whereRef('i.stepid', '=', 's.stepid').orderBy('i.orderby').limit(1).as('first_imageid'))
@@ -82,7 +80,7 @@ export interface KnownGuideState {
 /** A guide's snapshot, and the first image of its steps (the first step's with any, in their order; null when none has one). */
 async function guideSnapshot(trx: Db, guideid: number, langid: string, now: number, known: KnownGuideState): Promise<{ snapshot: GuideSnapshot; stepImageid: number | null }> {
   const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
-  const prerequisites = known.prerequisites ?? (await prerequisitesOf(trx, { guideid, langid })).map((p) => p.prereq_guideid);
+  const prerequisites = known.prerequisites ?? await prerequisiteIds(trx, guideid, langid);
   const steps = await snapshotSteps(trx, { guideid, langid });
   const tags = await tagsOf(trx, 'guide', guideid);
   const snapshot = {
