@@ -226,9 +226,12 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
   // wait for it through Kysely, so that no read ever sees a write not yet committed.
+  // A prepared write (a comment's insert) with the worker beside it goes through Kysely's
+  // connection too, which takes its turn at the gate: run here, it would wait for the
+  // worker's step in SQLite's busy handler, with the event loop blocked.
   registerDirectExecutor(db, {
     run: (_name, text, values) => {
-      if (sqlite.inTransaction) return undefined;
+      if (sqlite.inTransaction || (checkpointer && WRITES.test(text))) return undefined;
       const started = performance.now();
       const rows = (statements.prepare(text) as SQLite.Statement).all(...values);
       if (listener) log(queryEvent(text, values, started));

@@ -15,6 +15,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { replaySearchLog, searchDocs } from '../../src/db/search.js';
+import { prepared } from '../../src/db/prepared.js';
 import { appForFile } from '../helpers/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-search-merges-'));
@@ -160,10 +161,16 @@ describe('full-text index merges (SQLite)', () => {
     // and waited for a merge step in SQLite's busy handler with the event loop blocked.
     await db.insertInto('search_docs').values({ kind: 'note', docid: 2000, langid: 'en', title: 'single', body: '' }).execute();
     await expect(db.insertInto('search_docs').values({ kind: 'note', docid: 2000, langid: 'en', title: 'duplicate', body: '' }).execute()).rejects.toThrow(/UNIQUE/);
-    // Neither left the gate closed to the worker.
+    // A prepared write (a comment's insert is one) takes the same way through the gate,
+    // not the direct one of prepared reads.
+    const insertNote = prepared<{ docid: number; title: string }, { id: number }>('test_note_insert', (pdb, arg) =>
+      pdb.insertInto('search_docs').values({ kind: 'note', docid: arg('docid'), langid: 'en', title: arg('title'), body: '' }).returning('id'));
+    expect(await insertNote(db, { docid: 2001, title: 'single prepared' })).toHaveLength(1);
+    await expect(insertNote(db, { docid: 2001, title: 'duplicate' })).rejects.toThrow(/UNIQUE/);
+    // None of them left the gate closed to the worker.
     const after = await handle.mergeSearchIndex!();
     expect([after.busy, after.error, after.writing]).toEqual([0, undefined, undefined]);
-    expect(await matching(db, 'single')).toHaveLength(1);
+    expect(await matching(db, 'single')).toHaveLength(2);
   });
 
   it('when another process holds the write lock, a merge step fails busy at once and a later one goes on', async () => {
