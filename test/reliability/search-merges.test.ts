@@ -164,7 +164,7 @@ describe('full-text index merges (SQLite)', () => {
     // A prepared write (a comment's insert is one) takes the same way through the gate,
     // not the direct one of prepared reads.
     const insertNote = prepared<{ docid: number; title: string }, { id: number }>('test_note_insert', (pdb, arg) =>
-      pdb.insertInto('search_docs').values({ kind: 'note', docid: arg('docid'), langid: 'en', title: arg('title'), body: '' }).returning('id'));
+      pdb.insertInto('search_docs').values({ kind: 'note', docid: arg('docid'), langid: 'en', namespace: '', title: arg('title'), body: '', visible: 1 }).returning('id'));
     expect(await insertNote(db, { docid: 2001, title: 'single prepared' })).toHaveLength(1);
     await expect(insertNote(db, { docid: 2001, title: 'duplicate' })).rejects.toThrow(/UNIQUE/);
     // None of them left the gate closed to the worker.
