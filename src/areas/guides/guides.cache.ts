@@ -107,6 +107,24 @@ export function keptSteps(app: FastifyInstance, row: Pick<GuideHead, 'guideid' |
 }
 
 /**
+ * The current record this process keeps of a guide at (revisionid, cache_stamp) for
+ * anyone (it depends on no viewer), with its steps apart as `keptSteps` gives them (the
+ * record's `steps` an empty stand-in: only the rest is parsed); undefined when it keeps
+ * none. The stamps vouch for everything in it, as for a hit: an edit of only plain columns
+ * (guides.records.ts, PLAIN_COLUMNS) lays the committed row's fields over it.
+ */
+export function keptRecord(app: FastifyInstance, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>): { record: FullGuide; steps: Buffer; keptSince: number } | undefined {
+  if (app.config.guideCacheMb <= 0) return undefined;
+  const entry = guideCaches(app).guides.peek(`${row.guideid}:${row.langid}`, row.revisionid, row.cache_stamp, app.clock.now());
+  const steps = entry && arrayBytes(entry.json, 'steps');
+  if (!steps) return undefined;
+  const at = steps.byteOffset - entry.json.byteOffset;
+  const rest = Buffer.concat([entry.json.subarray(0, at), EMPTY_ARRAY, entry.json.subarray(at + steps.length)]);
+  return { record: JSON.parse(rest.toString()) as FullGuide, steps, keptSince: entry.at };
+}
+const EMPTY_ARRAY = Buffer.from('[]');
+
+/**
  * Answers a page of the guide list as `user` sees it from the cache when no guide
  * changed since it was built (the 'guides' stamp), else builds, serializes and keeps it.
  * `key` names the page (every query parameter that shapes it).

@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
-import { buildFullRecordFor, fullGuideRecord, stepRecordById } from './guides.records.js';
-import { cacheStamp, keptSteps, sendCachedGuide } from './guides.cache.js';
+import { buildFullRecordFor, fullGuideRecord, PLAIN_COLUMNS, rowFields, stepRecordById } from './guides.records.js';
+import { cacheStamp, keptRecord, keptSteps, sendCachedGuide } from './guides.cache.js';
 import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
@@ -79,10 +79,24 @@ export async function currentGuide(app: FastifyInstance, ctx: GuideContext) {
  * They were current when the lock was taken (the stamps say so, as for a hit), and every
  * write that would change them takes the same row's lock (a new revision, or a trigger
  * bumping its cache_stamp), so they are current at the commit too.
+ * `plain`: the change wrote only plain columns of the row (PLAIN_COLUMNS), so the same
+ * holds of the whole record this process keeps for anyone at those stamps, but for the
+ * fields the row shows as they are (`rowFields`): those are laid over it, nothing is read.
  */
-async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined, stepsOf?: GuideRow) {
+async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx: GuideContext, committed: CommittedGuide | undefined, stepsOf?: GuideRow, plain = false) {
   if (!committed || committed.row.deleted) return currentGuide(app, ctx);
   const { row } = committed;
+  const whole = plain && stepsOf && keptRecord(app, stepsOf);
+  if (whole) {
+    // No titles' stamp: nothing is stored or rendered (justCommitted).
+    const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: null };
+    return sendCachedGuide(app, reply, head, ctx.user, async () => ({
+      record: { ...whole.record, ...rowFields(app.config, row) },
+      dependsOnViewer: false,
+      keptSince: whole.keptSince,
+      spliced: { key: 'steps', bytes: whole.steps },
+    }), { justCommitted: true });
+  }
   const kept = stepsOf && keptSteps(app, stepsOf);
   // Read before the build reads the titles it vouches for, like a read's head.
   const titles = await cacheStamp(app.db, 'guide_titles');
@@ -107,7 +121,8 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
     ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
     : undefined);
   // A PATCH writes the guide's fields and prerequisites, never a step.
-  return sendCommittedGuide(app, reply, ctx, done?.committed, done?.locked);
+  const plain = !prerequisites && Object.keys(fields.set).every((column) => PLAIN_COLUMNS.has(column));
+  return sendCommittedGuide(app, reply, ctx, done?.committed, done?.locked, plain);
 }
 
 /** Publishes (dated the first time) or unpublishes the guide. */

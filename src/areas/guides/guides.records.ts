@@ -16,7 +16,7 @@ import { guideUrl } from './guides.urls.js';
 import { commentsOnSteps } from '../comments/comments.queries.js';
 import { preferredRow, readableColumn, visiblePrerequisites } from './guides.access.js';
 import { loadFields, type FormField } from './guides.fields.js';
-import { findGuideRow, flagsOfMany, lightSelect, loadBulletStyles, loadCurrentSource, loadCurrentSteps, parseJson, type BulletStyleRow, type BulletStyles, type Db, type GuideSource, type LightRow, type LineSource, type StepSource } from './guides.queries.js';
+import { findGuideRow, flagsOfMany, lightSelect, loadBulletStyles, loadCurrentSource, loadCurrentSteps, parseJson, type BulletStyleRow, type BulletStyles, type Db, type GuideRow, type GuideSource, type LightRow, type LineSource, type StepSource } from './guides.queries.js';
 
 /** What a prerequisite-derived value rests on: whether it could differ for another viewer. */
 export interface PrereqDates {
@@ -231,6 +231,36 @@ function itemRecords(config: Config, type: 'part' | 'tool', items: ItemInputStor
 }
 
 /**
+ * The fields of a guide's full record that show its row's columns alone, as they are:
+ * nothing rendered, no other row read. A change of only the columns in `PLAIN_COLUMNS`
+ * changes only these fields of the record (guides.changes.ts lays them over the record it
+ * kept). Not `title` or `public`: links to the guide show them, its own text may link to
+ * it, and the 'guide_titles' stamp follows them.
+ */
+export function rowFields(config: Config, row: GuideRow) {
+  return {
+    title: row.title,
+    subject: row.subject,
+    type: row.type,
+    category: row.category,
+    summary: row.summary,
+    difficulty: row.difficulty,
+    url: guideUrl(config, row.guideid, row.title, row.langid),
+    public: toBool(row.public),
+    revisionid: row.revisionid,
+    modified_date: row.modified_date,
+    created_date: row.created_date,
+    published_date: row.published_date,
+    time_required: row.time_required,
+    time_required_min: row.time_required_min,
+    time_required_max: row.time_required_max,
+  };
+}
+
+/** Columns of a guide's row whose change shows in its record only through `rowFields`. */
+export const PLAIN_COLUMNS: ReadonlySet<string> = new Set(['subject', 'type', 'category', 'summary', 'difficulty', 'time_required', 'time_required_min', 'time_required_max']);
+
+/**
  * The full guide record from a source, as `viewer` sees it (prerequisites and the
  * values derived from them count only the guide rows the viewer reads), with whether it
  * could differ for another viewer. Queries, all batched: bullet styles, images, videos,
@@ -297,7 +327,6 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
   const record: FullGuide = {
     conclusion_raw: row.conclusion,
     conclusion_rendered: headHtml[1],
-    difficulty: row.difficulty,
     documents: guideDocuments,
     flags: flags.get(row.guideid) ?? [],
     guideid: row.guideid,
@@ -333,21 +362,8 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
       };
     }),
     steps: src.stepRecords ?? built.records,
-    title: row.title,
-    subject: row.subject,
-    type: row.type,
-    category: row.category,
-    summary: row.summary,
-    url: guideUrl(config, row.guideid, row.title, row.langid),
-    public: toBool(row.public),
-    revisionid: row.revisionid,
-    modified_date: row.modified_date,
+    ...rowFields(config, row),
     prereq_modified_date: ownPrereqDate,
-    created_date: row.created_date,
-    published_date: row.published_date,
-    time_required: row.time_required,
-    time_required_min: row.time_required_min,
-    time_required_max: row.time_required_max,
     tools: itemRecords(config, 'tool', tools, wikiIds),
     tags: src.tags,
     userid: row.userid,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
-import { addStep, line, makeGuide, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { addStep, line, makeCategory, makeGuide, makeImage, makeItem, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide } from '../../../src/areas/guides/guides.cache.js';
 import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
 import * as guideCommentsStamp from '../../../src/db/migrations/2026_11_27_0100_guide_comments_stamp.js';
@@ -218,6 +218,64 @@ describe('an edit of a guide\'s fields', () => {
     const again = await edit(res.json(), { summary: 'Nothing kept' });
     expect(again.statusCode).toBe(200);
     expect(again.body).toBe(await built(g.guideid));
+  });
+
+  /** What `run` sends after its transaction's commit. */
+  const afterCommit = (sent: string[]) => sent.slice(sent.findLastIndex((q) => /^commit/i.test(q)) + 1);
+
+  it('of plain columns only, lays the committed row\'s fields over the whole record kept for anyone: nothing is read after the commit, and the answer is what a build from nothing answers', async () => {
+    const pre = await makePublishedGuide(t, author, 1);
+    const [part, tool, category] = [await makeItem(t), await makeItem(t), await makeCategory(t)];
+    const g = await makePublishedGuide(t, author, 2, {
+      prerequisites: [pre.guideid], parts: [{ title: part, quantity: 2 }], tools: [{ title: tool }], imageid: await makeImage(t, author.userid),
+      introduction: `Before [guide|${pre.guideid}], with '''care'''.`, tags: ['plain-edit'],
+    });
+    expect((await t.put(`/guides/${g.guideid}/flags/GUIDE_STARRED?revisionid=${g.revisionid}`, { token: moderator.token })).statusCode).toBe(200);
+    const before = (await read(g.guideid)).json();
+    const body = { summary: 'Only plain columns', subject: 'A new subject', type: 'repair', category, difficulty: 'Difficult', time_required_min: 600, time_required_max: 1200 };
+    let res!: Awaited<ReturnType<typeof edit>>;
+    const sent = await queriesOf(async () => { res = await edit(before, body); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(sent.some((q) => /^commit/i.test(q))).toBe(true);
+    expect(afterCommit(sent)).toEqual([]);
+    const answer = res.json();
+    expect(answer).toMatchObject({ ...body, time_required: '10 minutes - 20 minutes', revisionid: expect.any(Number) });
+    expect(answer.revisionid).toBeGreaterThan(before.revisionid);
+    expect(answer.modified_date).toBe(t.clock.now());
+    expect(answer.flags).toEqual(['GUIDE_STARRED']);
+    expect(answer.parts[0].title).toBe(part);
+    expect(answer.introduction_rendered).toBe(before.introduction_rendered);
+    expect(res.body).toBe(await built(g.guideid));
+    // The answer is kept in turn: the next plain edit lays its fields over it.
+    const next = await queriesOf(async () => { res = await edit(answer, { summary: 'Again' }); });
+    expect(res.statusCode).toBe(200);
+    expect(afterCommit(next)).toEqual([]);
+    expect(res.body).toBe(await built(g.guideid));
+  });
+
+  it('of the title, the visibility, a rendered text, a linked list or the prerequisites, or with a record kept per viewer, builds the record after the commit', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    // Read by the Author, who reads it private too.
+    const authorRead = async () => (await t.get(`/guides/${g.guideid}`, { token: author.token })).body;
+    for (const body of [{ title: 'A new title' }, { public: false }, { conclusion: 'A new conclusion' }, { parts: [{ title: await makeItem(t) }] }, { prerequisites: [] }, { summary: 'With a title', title: 'Titled again' }]) {
+      const before = JSON.parse(await authorRead());
+      let res!: Awaited<ReturnType<typeof edit>>;
+      const sent = await queriesOf(async () => { res = await edit(before, body); });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(afterCommit(sent), JSON.stringify(body)).not.toEqual([]);
+      guideCaches(t.app).guides.clear();
+      expect(res.body).toBe(await authorRead());
+    }
+    // A private prerequisite: the Author's record is kept for their class, not for anyone.
+    const hidden = await makeGuide(t, author);
+    const h = await makePublishedGuide(t, author, 1, { prerequisites: [hidden.guideid] });
+    const before = (await t.get(`/guides/${h.guideid}`, { token: author.token })).json();
+    expect(before.prerequisites.map((p: { guideid: number }) => p.guideid)).toEqual([hidden.guideid]);
+    let res!: Awaited<ReturnType<typeof edit>>;
+    const sent = await queriesOf(async () => { res = await edit(before, { summary: 'Kept per viewer' }); });
+    expect(res.statusCode).toBe(200);
+    expect(afterCommit(sent)).not.toEqual([]);
+    expect(res.json()).toEqual({ ...(await t.get(`/guides/${h.guideid}`, { token: author.token })).json() });
   });
 
   it('does not renew what it takes: the answer ages from when the record it took the steps of was kept', async () => {
