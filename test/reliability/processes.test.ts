@@ -73,6 +73,33 @@ describe('two server processes on one database', () => {
     }
   });
 
+  it('edits of a guide\'s fields through one, between tags added through the other, answer and keep the tags current (the parts a process keeps of its last revision: keptParts)', async () => {
+    const [a, b] = servers;
+    const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
+    const id = list[Math.floor(list.length / 2)].guideid;
+    let revisionid = (await call(a.url, 'GET', `/guides/${id}`, tokens[0])).body.revisionid as number;
+    const tags: string[] = [...(await call(a.url, 'GET', `/guides/${id}`, tokens[0])).body.tags];
+    for (let i = 0; i < 4; i++) {
+      // Each process in turn edits after the other tagged: what it kept of its own last edit is no longer current.
+      const [editor, tagger] = i < 2 ? [a, b] : [b, a];
+      // Twice through the editor: the second takes what the first committed, if nothing changed since.
+      for (const round of [1, 2]) {
+        const edit = await call(editor.url, 'PATCH', `/guides/${id}?revisionid=${revisionid}`, tokens[0], { summary: `Edit ${i}.${round}` });
+        expect(edit.status, edit.text).toBe(200);
+        expect(edit.body.tags).toEqual(tags);
+        revisionid = edit.body.revisionid;
+      }
+      const tag = `process-tag-${i}`;
+      const tagged = await call(tagger.url, 'PUT', `/guides/${id}/tag?revisionid=${revisionid}`, tokens[0], { tag });
+      expect(tagged.status, tagged.text).toBe(200);
+      tags.push(tag);
+      tags.sort();
+      revisionid = tagged.body.revisionid;
+    }
+    const last = await call(a.url, 'PATCH', `/guides/${id}?revisionid=${revisionid}`, tokens[0], { summary: 'The last edit' });
+    expect(last.body.tags).toEqual(tags);
+  });
+
   it('a wiki edited through one is read new through the other, every time, whichever process built and stored its record (wikis.cache.ts)', async () => {
     const [a, b] = servers;
     const made = await call(a.url, 'POST', '/wikis', tokens[0], { namespace: 'ITEM', title: `Read by two processes ${Date.now()}`, contents: 'Version 0.' });

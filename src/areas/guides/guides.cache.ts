@@ -34,6 +34,7 @@ import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
 import type { RenderedTexts } from './guides.records.js';
 import { storedRecords, storedTtl } from './guides.stored.js';
+import type { SnapshotParts } from './guides.service.js';
 
 export { ByteLru, cacheStamp, sendKept } from '../shared/byte-cache.js';
 
@@ -123,6 +124,33 @@ export function keptRecord(app: FastifyInstance, row: Pick<GuideHead, 'guideid' 
   return { record: JSON.parse(rest.toString()) as FullGuide, steps, keptSince: entry.at };
 }
 const EMPTY_ARRAY = Buffer.from('[]');
+
+/**
+ * What the last revision this process committed of each guide kept besides its row (steps,
+ * tags, prerequisites), under the (revisionid, cache_stamp) it committed: a later change
+ * that writes none of them and locks the row at those stamps takes them instead of reading
+ * them again. The stamps vouch for them as for a record: every write of a step, a tag or a
+ * prerequisite makes a new revision, and the triggers that follow the rows a record shows
+ * bump cache_stamp. Bounded by count (a few hundred bytes each), the oldest set dropped first.
+ */
+export const keptParts = perDatabase(() => new KeptParts(4096));
+
+export class KeptParts {
+  private readonly map = new Map<string, { revisionid: number; stamp: number; parts: SnapshotParts }>();
+  constructor(private readonly max: number) {}
+
+  get(row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>): SnapshotParts | undefined {
+    const kept = this.map.get(`${row.guideid}:${row.langid}`);
+    return kept && kept.revisionid === row.revisionid && kept.stamp === row.cache_stamp ? kept.parts : undefined;
+  }
+
+  set(row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>, parts: SnapshotParts): void {
+    const key = `${row.guideid}:${row.langid}`;
+    this.map.delete(key);
+    this.map.set(key, { revisionid: row.revisionid, stamp: row.cache_stamp, parts });
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+}
 
 /**
  * Answers a page of the guide list as `user` sees it from the cache when no guide

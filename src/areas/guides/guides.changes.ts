@@ -8,7 +8,7 @@ import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
 import { buildFullRecordFor, fullGuideRecord, PLAIN_COLUMNS, rowFields, stepRecordById } from './guides.records.js';
-import { cacheStamp, keptRecord, keptSteps, sendCachedGuide } from './guides.cache.js';
+import { cacheStamp, keptParts, keptRecord, keptSteps, sendCachedGuide } from './guides.cache.js';
 import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
@@ -26,6 +26,8 @@ export interface ChangeOptions {
   set?: (now: number, locked: GuideRow) => Updateable<GuideTable>;
   /** The prerequisites, when `fn` writes them (the snapshot then does not read them back). */
   prerequisites?: number[];
+  /** `fn` writes no step and no tag (prerequisites only as `prerequisites`): the snapshot may take them as this process kept them (keptParts). */
+  keepsParts?: boolean;
 }
 
 /**
@@ -46,9 +48,13 @@ async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: 
   const now = app.clock.now();
   return answeringConflict(() => unlessUnchanged(() => app.db.transaction().execute(async (trx) => {
     const locked = await lockGuide(trx, guideid, langid, opts.expected);
+    const parts = opts.keepsParts ? keptParts(app).get(locked) : undefined;
     const out = fn ? await fn(trx, now) : undefined;
-    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites });
+    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites, parts });
     return { out, locked, committed };
+  }).then((done) => {
+    keptParts(app).set(done.committed.row, done.committed.parts);
+    return done;
   })), async (stale) => {
     if (stale.kind === 'step' && stale.stepid !== undefined) {
       const step = await stepRecordById(app.db, app.config, stale.stepid);
@@ -117,7 +123,7 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
     return out;
   };
   const prerequisites = fields.prerequisites;
-  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites }, prerequisites
+  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites, keepsParts: true }, prerequisites
     ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
     : undefined);
   // A PATCH writes the guide's fields and prerequisites, never a step.
@@ -127,7 +133,7 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
 
 /** Publishes (dated the first time) or unpublishes the guide. */
 export async function setGuidePublic(app: FastifyInstance, ctx: GuideContext, expected: number, publish: boolean) {
-  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish', set: (now, locked) => (publish ? { public: 1, published_date: locked.published_date ?? now } : { public: 0 }) });
+  await changeGuide(app, ctx, { expected, action: publish ? 'publish' : 'unpublish', keepsParts: true, set: (now, locked) => (publish ? { public: 1, published_date: locked.published_date ?? now } : { public: 0 }) });
 }
 
 /** Marks the guide deleted in its language; every revision is kept. */

@@ -75,22 +75,35 @@ export interface KnownGuideState {
   set?: Updateable<GuideTable>;
   /** The prerequisites, when the transaction has just written them. */
   prerequisites?: number[];
+  /** The steps, tags and prerequisites as the guide's last revision kept them, when the change writes none of them and they are vouched current (guides.cache.ts, keptParts). */
+  parts?: SnapshotParts;
+}
+
+/** What a guide's snapshot keeps besides its row: its steps (with the first image among them), tags and prerequisites. */
+export interface SnapshotParts {
+  steps: GuideSnapshot['steps'];
+  stepImageid: number | null;
+  tags: string[];
+  prerequisites: number[];
 }
 
 /** A guide's snapshot, and the first image of its steps (the first step's with any, in their order; null when none has one). */
 async function guideSnapshot(trx: Db, guideid: number, langid: string, now: number, known: KnownGuideState): Promise<{ snapshot: GuideSnapshot; stepImageid: number | null }> {
   const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
-  const prerequisites = known.prerequisites ?? await prerequisiteIds(trx, guideid, langid);
+  const prerequisites = known.prerequisites ?? known.parts?.prerequisites ?? await prerequisiteIds(trx, guideid, langid);
+  const { steps, stepImageid } = known.parts ?? await snapshotStepsOf(trx, guideid, langid);
+  const tags = known.parts?.tags ?? await tagsOf(trx, 'guide', guideid);
+  const snapshot = { fields: snapshotFields(row), deleted: row.deleted === 1, prerequisites, tags, steps };
+  return { snapshot, stepImageid };
+}
+
+/** The guide's steps as a snapshot keeps them, and the first image among them (the first step's with any, in their order). */
+async function snapshotStepsOf(trx: Db, guideid: number, langid: string): Promise<Pick<SnapshotParts, 'steps' | 'stepImageid'>> {
   const steps = await snapshotSteps(trx, { guideid, langid });
-  const tags = await tagsOf(trx, 'guide', guideid);
-  const snapshot = {
-    fields: snapshotFields(row),
-    deleted: row.deleted === 1,
-    prerequisites,
-    tags,
+  return {
     steps: steps.map((s) => ({ stepid: s.stepid, revisionid: s.revisionid })),
+    stepImageid: steps.find((s) => s.first_imageid != null)?.first_imageid ?? null,
   };
-  return { snapshot, stepImageid: steps.find((s) => s.first_imageid != null)?.first_imageid ?? null };
 }
 
 /** Keeps the guide's current state as a new revision; returns its revisionid. */
@@ -98,11 +111,12 @@ export async function commitGuideRevision(trx: Db, guideid: number, langid: stri
   return (await commitGuideRevisionRow(trx, guideid, langid, userid, now, action, known)).row.revisionid;
 }
 
-/** A guide as a change committed it: its row, and the prerequisites and tags its revision keeps. */
+/** A guide as a change committed it: its row, and the prerequisites and tags its revision keeps (and its steps, in `parts`). */
 export interface CommittedGuide {
   row: GuideRow;
   prereqIds: number[];
   tags: string[];
+  parts: SnapshotParts;
 }
 
 /**
@@ -124,7 +138,8 @@ export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: s
     modified_date: now,
     ...(imageChanged ? { step_imageid: stepImageid } : {}),
   }).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
-  return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags };
+  const parts = { steps: snapshot.steps, stepImageid, tags: snapshot.tags, prerequisites: snapshot.prerequisites };
+  return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags, parts };
 }
 
 async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {

@@ -278,6 +278,45 @@ describe('an edit of a guide\'s fields', () => {
     expect(res.json()).toEqual({ ...(await t.get(`/guides/${h.guideid}`, { token: author.token })).json() });
   });
 
+  it('takes the steps, tags and prerequisites its revision keeps from the revision this process committed at the stamps it locked: none is read, and the snapshot is the one a read would make', async () => {
+    const pre = await makePublishedGuide(t, author, 1);
+    const g = await makePublishedGuide(t, author, 2, { prerequisites: [pre.guideid], tags: ['kept-part'] });
+    const stepEdit = await t.patch(`/guides/${g.guideid}/steps/${g.steps[1].stepid}?revisionid=${g.steps[1].revisionid}`, { token: author.token, body: { media: { type: 'image', data: [await makeImage(t, author.userid)] } } });
+    expect(stepEdit.statusCode, stepEdit.body).toBe(200);
+    const snapshotOf = async (revisionid: number) => JSON.parse((await t.db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', revisionid).executeTakeFirstOrThrow()).snapshot);
+    // Read in the transaction (the answer, built after it, may read them).
+    const partsRead = (sent: string[]) => sent.slice(0, sent.findLastIndex((q) => /^commit/i.test(q))).filter((q) => /from "guide_steps"|from "guide_prereqs"|from "doc_tags"/.test(q));
+    let current = (await t.get(`/guides/${g.guideid}`, { token: author.token })).json();
+    let res = await edit(current, { summary: 'First' });
+    expect(res.statusCode, res.body).toBe(200);
+    const first = await snapshotOf(res.json().revisionid);
+    let sent = await queriesOf(async () => { res = await edit(res.json(), { summary: 'Second' }); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(partsRead(sent)).toEqual([]);
+    const second = await snapshotOf(res.json().revisionid);
+    expect(second.fields.summary).toBe('Second');
+    expect({ ...second, fields: undefined }).toEqual({ ...first, fields: undefined });
+    expect(second).toMatchObject({ prerequisites: [pre.guideid], tags: ['kept-part'], steps: g.steps.map((s: { stepid: number }) => ({ stepid: s.stepid, revisionid: expect.any(Number) })) });
+    // Publishing takes them too; the image of its steps stays.
+    sent = await queriesOf(async () => { res = await t.del(`/guides/${g.guideid}/public?revisionid=${res.json().revisionid}`, { token: author.token }); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(partsRead(sent)).toEqual([]);
+    expect(res.json().image).not.toBeNull();
+    current = res.json();
+    // A comment on a step bumps the stamp: read again, and the same parts.
+    expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: author.token, body: { text: 'A bump' } })).statusCode).toBe(201);
+    sent = await queriesOf(async () => { res = await edit(current, { summary: 'Third' }); });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(partsRead(sent).length).toBe(3);
+    expect({ ...(await snapshotOf(res.json().revisionid)), fields: undefined }).toEqual({ ...first, fields: undefined });
+    // A tag is a new revision: the next edit takes the tags it committed.
+    expect((await t.put(`/guides/${g.guideid}/tag?revisionid=${res.json().revisionid}`, { token: author.token, body: { tag: 'another-part' } })).statusCode).toBe(200);
+    current = (await t.get(`/guides/${g.guideid}`, { token: author.token })).json();
+    sent = await queriesOf(async () => { res = await edit(current, { summary: 'Fourth' }); });
+    expect(partsRead(sent)).toEqual([]);
+    expect((await snapshotOf(res.json().revisionid)).tags).toEqual(['another-part', 'kept-part']);
+  });
+
   it('does not renew what it takes: the answer ages from when the record it took the steps of was kept', async () => {
     const g = await makePublishedGuide(t, author, 1);
     const cache = guideCaches(t.app).guides;
