@@ -24,10 +24,12 @@
 // batch (and on close); an error is logged and forgotten (the record is rebuilt next
 // time). A queued record whose guide moved on meanwhile is not written.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { GuideRecordTable } from './guides.tables.js';
 import { prepared } from '../../db/prepared.js';
+import { sharedReads } from '../../db/shared-reads.js';
+import { isPostgres } from '../../db/helpers.js';
 import type { RenderedTexts } from './guides.records.js';
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
@@ -64,10 +66,27 @@ interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: str
 /** Of the texts a rendered fragment was made from. */
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
 
+type RecordRow = Pick<Selectable<GuideRecordTable>, 'guideid' | 'langid' | 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>;
+type RecordKey = { guideid: number; langid: string; a: string; b: string };
+const RECORD_COLUMNS = ['guideid', 'langid', 'variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body', 'etag', 'size'] as const;
+
 /** A guide's stored records of one or two variants: one prepared primary-key read (db/prepared.ts). */
-const recordRows = prepared<{ guideid: number; langid: string; a: string; b: string }, Pick<Selectable<GuideRecordTable>, 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>>('guide_records', (db, arg) =>
-  db.selectFrom('guide_records').select(['variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body', 'etag', 'size'])
+const recordRows = prepared<RecordKey, RecordRow>('guide_records', (db, arg) =>
+  db.selectFrom('guide_records').select(RECORD_COLUMNS)
     .where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')).where('variant', 'in', [arg('a'), arg('b')]));
+/** PostgreSQL: the stored records that concurrent reads ask for, in one query (rows no one asked for are left out after). */
+const recordRowsOfMany = prepared<{ guideids: number[]; langids: string[]; variants: string[] }, RecordRow>('guide_records_many', (db, arg) =>
+  db.selectFrom('guide_records').select(RECORD_COLUMNS)
+    .where(sql<boolean>`guideid = any(${arg('guideids')}::int[])`).where(sql<boolean>`langid = any(${arg('langids')}::text[])`).where(sql<boolean>`variant = any(${arg('variants')}::text[])`));
+/**
+ * PostgreSQL: a read that misses the process cache waits for its stored record's round
+ * trip, the cold read's largest cost there; concurrent misses share one (db/shared-reads.ts),
+ * as their heads do. SQLite reads each at once.
+ */
+const sharedRecordRows = sharedReads<RecordKey, RecordRow[]>((db, keys) => (keys.length === 1
+  ? recordRows(db, keys[0])
+  : recordRowsOfMany(db, { guideids: [...new Set(keys.map((k) => k.guideid))], langids: [...new Set(keys.map((k) => k.langid))], variants: [...new Set(keys.flatMap((k) => [k.a, k.b]))] })));
+const readRecordRows = (db: Kysely<Database>, key: RecordKey) => (isPostgres(db) ? sharedRecordRows(db, key) : recordRows(db, key));
 
 class Store {
   private queue = new Map<string, StoredRecord>();
@@ -87,9 +106,9 @@ class Store {
    * one primary-key read.
    */
   async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ body: Buffer; variant: string; builtAt: number; etag: string | null } | undefined> {
-    const rows = await recordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
+    const rows = await readRecordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
     for (const v of variants) {
-      const r = rows.find((x) => x.variant === v);
+      const r = rows.find((x) => x.variant === v && x.guideid === guideid && x.langid === langid);
       if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
         this.hits++;
         return { body: unpackRecord(r.body, r.size), variant: v, builtAt: Number(r.built_at), etag: r.etag };
