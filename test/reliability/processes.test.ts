@@ -73,31 +73,37 @@ describe('two server processes on one database', () => {
     }
   });
 
-  it('edits of a guide\'s fields through one, between tags added through the other, answer and keep the tags current (the parts a process keeps of its last revision: keptParts)', async () => {
+  it('edits of a guide\'s fields through one, between step edits through the other, keep revisions of the current steps (the parts a process keeps of its last revision: keptParts)', async () => {
     const [a, b] = servers;
     const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
     const id = list[Math.floor(list.length / 2)].guideid;
-    let revisionid = (await call(a.url, 'GET', `/guides/${id}`, tokens[0])).body.revisionid as number;
-    const tags: string[] = [...(await call(a.url, 'GET', `/guides/${id}`, tokens[0])).body.tags];
+    let guide = (await call(a.url, 'GET', `/guides/${id}`, tokens[0])).body;
+    const step = guide.steps[0] as { stepid: number; revisionid: number };
+    let stepRevision = step.revisionid;
     for (let i = 0; i < 4; i++) {
-      // Each process in turn edits after the other tagged: what it kept of its own last edit is no longer current.
-      const [editor, tagger] = i < 2 ? [a, b] : [b, a];
+      // Each process in turn edits after the other edited a step: what it kept of its own last edit is no longer current.
+      const [editor, stepper] = i < 2 ? [a, b] : [b, a];
+      const text = `Step text ${i}, through the other process`;
       // Twice through the editor: the second takes what the first committed, if nothing changed since.
+      const made: number[] = [];
       for (const round of [1, 2]) {
-        const edit = await call(editor.url, 'PATCH', `/guides/${id}?revisionid=${revisionid}`, tokens[0], { summary: `Edit ${i}.${round}` });
+        const edit = await call(editor.url, 'PATCH', `/guides/${id}?revisionid=${guide.revisionid}`, tokens[0], { summary: `Edit ${i}.${round}` });
         expect(edit.status, edit.text).toBe(200);
-        expect(edit.body.tags).toEqual(tags);
-        revisionid = edit.body.revisionid;
+        guide = edit.body;
+        made.push(guide.revisionid);
       }
-      const tag = `process-tag-${i}`;
-      const tagged = await call(tagger.url, 'PUT', `/guides/${id}/tag?revisionid=${revisionid}`, tokens[0], { tag });
-      expect(tagged.status, tagged.text).toBe(200);
-      tags.push(tag);
-      tags.sort();
-      revisionid = tagged.body.revisionid;
+      const stepped = await call(stepper.url, 'PATCH', `/guides/${id}/steps/${step.stepid}?revisionid=${stepRevision}`, tokens[0], { lines: [{ text }] });
+      expect(stepped.status, stepped.text).toBe(200);
+      // The revisions the editor made, read back as kept (neither is current now): their steps were the current ones.
+      for (const revisionid of made) {
+        const kept = (await call(stepper.url, 'GET', `/guides/${id}?revisionid=${revisionid}`, tokens[0])).body;
+        expect(kept.revisionid).toBe(revisionid);
+        expect(kept.steps[0].revisionid).toBe(stepRevision);
+        if (i > 0) expect(kept.steps[0].lines[0].text_raw).toBe(`Step text ${i - 1}, through the other process`);
+      }
+      stepRevision = stepped.body.revisionid;
+      guide = (await call(editor.url, 'GET', `/guides/${id}`, tokens[0])).body;
     }
-    const last = await call(a.url, 'PATCH', `/guides/${id}?revisionid=${revisionid}`, tokens[0], { summary: 'The last edit' });
-    expect(last.body.tags).toEqual(tags);
   });
 
   it('a wiki edited through one is read new through the other, every time, whichever process built and stored its record (wikis.cache.ts)', async () => {

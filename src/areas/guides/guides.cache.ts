@@ -46,7 +46,14 @@ export const guideCaches = perDatabase((app): Caches => {
   return { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
 });
 
-/** Marks a guide's cached records stale, in every process sharing the database. */
+/**
+ * Marks a guide's cached records stale, in every process sharing the database, in every
+ * language. After a change of its tags too: they belong to the guide, so a tag written
+ * through one language changes what the others show, which make no revision of it. (Bumped
+ * after that change commits, in a statement of its own: taking the other languages' rows
+ * inside it would lock two rows of a guide, and two such changes through different
+ * languages at once would wait for each other.)
+ */
 export async function invalidateGuide(db: Kysely<Database>, guideid: number): Promise<void> {
   await db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 1) })).where('guideid', '=', guideid).execute();
 }
@@ -126,12 +133,13 @@ export function keptRecord(app: FastifyInstance, row: Pick<GuideHead, 'guideid' 
 const EMPTY_ARRAY = Buffer.from('[]');
 
 /**
- * What the last revision this process committed of each guide kept besides its row (steps,
- * tags, prerequisites), under the (revisionid, cache_stamp) it committed: a later change
- * that writes none of them and locks the row at those stamps takes them instead of reading
- * them again. The stamps vouch for them as for a record: every write of a step, a tag or a
- * prerequisite makes a new revision, and the triggers that follow the rows a record shows
- * bump cache_stamp. Bounded by count (a few hundred bytes each), the oldest set dropped first.
+ * What the last revision this process committed of each guide kept of its language besides
+ * its row (steps, prerequisites: SnapshotParts), under the (revisionid, cache_stamp) it
+ * committed: a later change that writes neither and locks the row at those stamps takes
+ * them instead of reading them again. The stamps vouch for them as for a record: every
+ * write of a step or a prerequisite makes a new revision of that language, and the
+ * triggers that follow the rows a record shows bump cache_stamp. Bounded by count (a few
+ * hundred bytes each), the oldest set dropped first.
  */
 export const keptParts = perDatabase(() => new KeptParts(4096));
 

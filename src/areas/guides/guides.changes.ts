@@ -8,7 +8,7 @@ import { notFound } from '../../http/errors.js';
 import type { Db } from './guides.queries.js';
 import type { GuideContext } from './guides.access.js';
 import { buildFullRecordFor, fullGuideRecord, PLAIN_COLUMNS, rowFields, stepRecordById } from './guides.records.js';
-import { cacheStamp, keptParts, keptRecord, keptSteps, sendCachedGuide } from './guides.cache.js';
+import { cacheStamp, invalidateGuide, keptParts, keptRecord, keptSteps, sendCachedGuide } from './guides.cache.js';
 import { loadCurrentSource, type GuideRow } from './guides.queries.js';
 import {
   commitGuideRevisionRow, commitStepRevision, lockGuide, lockStep, moveStep, setPrerequisites, writeLines, writeMedia,
@@ -26,7 +26,7 @@ export interface ChangeOptions {
   set?: (now: number, locked: GuideRow) => Updateable<GuideTable>;
   /** The prerequisites, when `fn` writes them (the snapshot then does not read them back). */
   prerequisites?: number[];
-  /** `fn` writes no step and no tag (prerequisites only as `prerequisites`): the snapshot may take them as this process kept them (keptParts). */
+  /** `fn` writes no step (prerequisites only as `prerequisites`): the snapshot may take them as this process kept them (keptParts). */
   keepsParts?: boolean;
 }
 
@@ -148,10 +148,13 @@ export async function restoreGuide(app: FastifyInstance, ctx: GuideContext, cate
 
 /** Adds or removes a (checked) tag; nothing changes when the guide already has (or lacks) it. */
 export async function tagGuide(app: FastifyInstance, ctx: GuideContext, expected: number, tag: string, adding: boolean) {
-  await changeGuide(app, ctx, { expected, action: adding ? 'tag' : 'untag' }, async (trx) => {
-    const changed = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
-    if (!changed) throw new NothingToChange();
+  const changed = await changeGuide(app, ctx, { expected, action: adding ? 'tag' : 'untag' }, async (trx) => {
+    const done = adding ? await addTag(trx, 'guide', ctx.row.guideid, tag) : await removeTag(trx, 'guide', ctx.row.guideid, tag);
+    if (!done) throw new NothingToChange();
+    return true;
   });
+  // The guide's other languages show its tags too (invalidateGuide says why after the commit).
+  if (changed) await invalidateGuide(app.db, ctx.row.guideid);
 }
 
 /** What a step edit changes: each part only when sent (validated by the caller). */

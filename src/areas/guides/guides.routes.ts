@@ -16,7 +16,7 @@ import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guid
 import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
 import { guideFor, guideHeadFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
-import { sendCachedGuide, sendCachedList } from './guides.cache.js';
+import { invalidateGuide, sendCachedGuide, sendCachedList } from './guides.cache.js';
 import { registerStoredRecords } from './guides.stored.js';
 
 const TAG = ['Guides'];
@@ -170,6 +170,8 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (isUniqueViolation(err)) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
       throw err;
     }
+    // A translation's tags are the guide's: its other languages show them (invalidateGuide).
+    if (b.guideid !== undefined && tags.length) await invalidateGuide(db, guideid);
     const row = await findGuideRow(db, config, guideid, langid);
     return reply.status(201).send(await buildFullRecord(db, config, await loadCurrentSource(db, row!), request.user));
   });

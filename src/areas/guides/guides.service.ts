@@ -75,15 +75,18 @@ export interface KnownGuideState {
   set?: Updateable<GuideTable>;
   /** The prerequisites, when the transaction has just written them. */
   prerequisites?: number[];
-  /** The steps, tags and prerequisites as the guide's last revision kept them, when the change writes none of them and they are vouched current (guides.cache.ts, keptParts). */
+  /** The steps and prerequisites as the guide's last revision kept them, when the change writes neither and they are vouched current (guides.cache.ts, keptParts). */
   parts?: SnapshotParts;
 }
 
-/** What a guide's snapshot keeps besides its row: its steps (with the first image among them), tags and prerequisites. */
+/**
+ * What a guide's snapshot keeps of its language besides its row: its steps (with the first
+ * image among them) and prerequisites. Not its tags: they belong to the guide in every
+ * language, and a tag written through another language makes no revision of this one.
+ */
 export interface SnapshotParts {
   steps: GuideSnapshot['steps'];
   stepImageid: number | null;
-  tags: string[];
   prerequisites: number[];
 }
 
@@ -92,7 +95,7 @@ async function guideSnapshot(trx: Db, guideid: number, langid: string, now: numb
   const row = known.row ? { ...known.row, ...known.set, modified_date: now } as GuideRow : await trx.selectFrom('guides').selectAll().where('guideid', '=', guideid).where('langid', '=', langid).executeTakeFirstOrThrow();
   const prerequisites = known.prerequisites ?? known.parts?.prerequisites ?? await prerequisiteIds(trx, guideid, langid);
   const { steps, stepImageid } = known.parts ?? await snapshotStepsOf(trx, guideid, langid);
-  const tags = known.parts?.tags ?? await tagsOf(trx, 'guide', guideid);
+  const tags = await tagsOf(trx, 'guide', guideid);
   const snapshot = { fields: snapshotFields(row), deleted: row.deleted === 1, prerequisites, tags, steps };
   return { snapshot, stepImageid };
 }
@@ -138,7 +141,7 @@ export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: s
     modified_date: now,
     ...(imageChanged ? { step_imageid: stepImageid } : {}),
   }).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
-  const parts = { steps: snapshot.steps, stepImageid, tags: snapshot.tags, prerequisites: snapshot.prerequisites };
+  const parts = { steps: snapshot.steps, stepImageid, prerequisites: snapshot.prerequisites };
   return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags, parts };
 }
 

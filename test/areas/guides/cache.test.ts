@@ -278,14 +278,17 @@ describe('an edit of a guide\'s fields', () => {
     expect(res.json()).toEqual({ ...(await t.get(`/guides/${h.guideid}`, { token: author.token })).json() });
   });
 
-  it('takes the steps, tags and prerequisites its revision keeps from the revision this process committed at the stamps it locked: none is read, and the snapshot is the one a read would make', async () => {
+  it('takes the steps and prerequisites its revision keeps from the revision this process committed at the stamps it locked: neither is read, and the snapshot is the one a read would make; the tags are read', async () => {
     const pre = await makePublishedGuide(t, author, 1);
     const g = await makePublishedGuide(t, author, 2, { prerequisites: [pre.guideid], tags: ['kept-part'] });
     const stepEdit = await t.patch(`/guides/${g.guideid}/steps/${g.steps[1].stepid}?revisionid=${g.steps[1].revisionid}`, { token: author.token, body: { media: { type: 'image', data: [await makeImage(t, author.userid)] } } });
     expect(stepEdit.statusCode, stepEdit.body).toBe(200);
     const snapshotOf = async (revisionid: number) => JSON.parse((await t.db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', revisionid).executeTakeFirstOrThrow()).snapshot);
     // Read in the transaction (the answer, built after it, may read them).
-    const partsRead = (sent: string[]) => sent.slice(0, sent.findLastIndex((q) => /^commit/i.test(q))).filter((q) => /from "guide_steps"|from "guide_prereqs"|from "doc_tags"/.test(q));
+    const inTransaction = (sent: string[]) => sent.slice(0, sent.findLastIndex((q) => /^commit/i.test(q)));
+    const partsRead = (sent: string[]) => inTransaction(sent).filter((q) => /from "guide_steps"|from "guide_prereqs"/.test(q));
+    // Tags belong to the guide in every language: read in every change's transaction.
+    const tagsRead = (sent: string[]) => inTransaction(sent).filter((q) => /from "doc_tags"/.test(q));
     let current = (await t.get(`/guides/${g.guideid}`, { token: author.token })).json();
     let res = await edit(current, { summary: 'First' });
     expect(res.statusCode, res.body).toBe(200);
@@ -293,6 +296,7 @@ describe('an edit of a guide\'s fields', () => {
     let sent = await queriesOf(async () => { res = await edit(res.json(), { summary: 'Second' }); });
     expect(res.statusCode, res.body).toBe(200);
     expect(partsRead(sent)).toEqual([]);
+    expect(tagsRead(sent)).toHaveLength(1);
     const second = await snapshotOf(res.json().revisionid);
     expect(second.fields.summary).toBe('Second');
     expect({ ...second, fields: undefined }).toEqual({ ...first, fields: undefined });
@@ -307,14 +311,18 @@ describe('an edit of a guide\'s fields', () => {
     expect((await t.post(`/comments/step/${g.steps[0].stepid}`, { token: author.token, body: { text: 'A bump' } })).statusCode).toBe(201);
     sent = await queriesOf(async () => { res = await edit(current, { summary: 'Third' }); });
     expect(res.statusCode, res.body).toBe(200);
-    expect(partsRead(sent).length).toBe(3);
+    expect(partsRead(sent).length).toBe(2);
     expect({ ...(await snapshotOf(res.json().revisionid)), fields: undefined }).toEqual({ ...first, fields: undefined });
-    // A tag is a new revision: the next edit takes the tags it committed.
+    // A tag bumps the stamps of the guide in every language (invalidateGuide): the next edit reads its parts again.
     expect((await t.put(`/guides/${g.guideid}/tag?revisionid=${res.json().revisionid}`, { token: author.token, body: { tag: 'another-part' } })).statusCode).toBe(200);
     current = (await t.get(`/guides/${g.guideid}`, { token: author.token })).json();
     sent = await queriesOf(async () => { res = await edit(current, { summary: 'Fourth' }); });
-    expect(partsRead(sent)).toEqual([]);
+    expect(partsRead(sent).length).toBe(2);
     expect((await snapshotOf(res.json().revisionid)).tags).toEqual(['another-part', 'kept-part']);
+    // ...and the one after takes them again.
+    sent = await queriesOf(async () => { res = await edit(res.json(), { summary: 'Fifth' }); });
+    expect(partsRead(sent)).toEqual([]);
+    expect({ ...(await snapshotOf(res.json().revisionid)), fields: undefined, tags: undefined }).toEqual({ ...first, fields: undefined, tags: undefined });
   });
 
   it('does not renew what it takes: the answer ages from when the record it took the steps of was kept', async () => {

@@ -454,6 +454,34 @@ describe('tags', () => {
     expect((await t.get(`/guides/${priv.guideid}/tags`)).statusCode).toBe(401);
   });
 
+  it('belong to the guide in every language: a tag written through one language, or with a new translation, shows at once in the others\' records (read before, so kept), their next edits and the revisions those keep', async () => {
+    const g = await makePublishedGuide(t, author, 1, { tags: ['first-tag'] });
+    const made = await t.post('/guides', { token: author.token, body: { guideid: g.guideid, langid: 'de', type: 'replacement', category, title: 'Bildschirm', public: true } });
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().tags).toEqual(['first-tag']);
+    const read = async (langid: string) => (await t.get(`/guides/${g.guideid}?langid=${langid}`, { token: author.token })).json();
+    // The German record is kept, and an edit's revision made, before the English tag.
+    let de = (await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Vorher' } })).json();
+    expect((await read('de')).tags).toEqual(['first-tag']);
+    const en = await read('en');
+    expect((await t.put(`/guides/${g.guideid}/tag?langid=en&revisionid=${en.revisionid}`, { token: author.token, body: { tag: 'second-tag' } })).statusCode).toBe(200);
+    expect((await read('de')).tags).toEqual(['first-tag', 'second-tag']);
+    de = (await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Nachher' } })).json();
+    expect(de.tags).toEqual(['first-tag', 'second-tag']);
+    const snapshot = JSON.parse((await t.db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', de.revisionid).executeTakeFirstOrThrow()).snapshot);
+    expect(snapshot.tags).toEqual(['first-tag', 'second-tag']);
+    // Removed through German: gone from the English record kept since.
+    expect((await read('en')).tags).toEqual(['first-tag', 'second-tag']);
+    expect((await t.del(`/guides/${g.guideid}/tag?langid=de&revisionid=${de.revisionid}`, { token: author.token, body: { tag: 'first-tag' } })).statusCode).toBe(200);
+    expect((await read('en')).tags).toEqual(['second-tag']);
+    // A translation made with tags adds them to the guide: the English record shows them.
+    const other = await makePublishedGuide(t, author, 0, { tags: ['own-tag'] });
+    expect((await t.get(`/guides/${other.guideid}?langid=en`)).json().tags).toEqual(['own-tag']);
+    const translated = await t.post('/guides', { token: author.token, body: { guideid: other.guideid, langid: 'de', type: 'replacement', category, title: 'Übersetzt', tags: ['translation-tag'] } });
+    expect(translated.statusCode, translated.body).toBe(201);
+    expect((await t.get(`/guides/${other.guideid}?langid=en`)).json().tags).toEqual(['own-tag', 'translation-tag']);
+  });
+
   it('GET /tags lists every tag once, ordered by tagid', async () => {
     const g = await makePublishedGuide(t, author, 0, { tags: ['tag-one', 'tag-two'] });
     await makePublishedGuide(t, author, 0, { tags: ['tag-two'] });
