@@ -461,12 +461,13 @@ describe('tags', () => {
     expect(made.json().tags).toEqual(['first-tag']);
     const read = async (langid: string) => (await t.get(`/guides/${g.guideid}?langid=${langid}`, { token: author.token })).json();
     // The German record is kept, and an edit's revision made, before the English tag.
-    let de = (await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Vorher' } })).json();
+    const before = await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Vorher' } });
+    expect(before.json().tags).toEqual(['first-tag']);
     expect((await read('de')).tags).toEqual(['first-tag']);
     const en = await read('en');
     expect((await t.put(`/guides/${g.guideid}/tag?langid=en&revisionid=${en.revisionid}`, { token: author.token, body: { tag: 'second-tag' } })).statusCode).toBe(200);
     expect((await read('de')).tags).toEqual(['first-tag', 'second-tag']);
-    de = (await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Nachher' } })).json();
+    const de = (await t.patch(`/guides/${g.guideid}?langid=de&revisionid=${(await read('de')).revisionid}`, { token: author.token, body: { summary: 'Nachher' } })).json();
     expect(de.tags).toEqual(['first-tag', 'second-tag']);
     const snapshot = JSON.parse((await t.db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', de.revisionid).executeTakeFirstOrThrow()).snapshot);
     expect(snapshot.tags).toEqual(['first-tag', 'second-tag']);
