@@ -109,7 +109,7 @@ async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx
   const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: titles };
   return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => {
     // Kept steps: an empty stand-in in the record, their bytes in the answer (byte-cache.ts).
-    const source = await loadCurrentSource(app.db, row, { ...committed, stepRecords: kept ? [] : undefined });
+    const source = await loadCurrentSource(app.db, row, { prereqIds: committed.parts.prerequisites, tags: committed.tags, stepRecords: kept ? [] : undefined });
     const built = await buildFullRecordFor(app.db, app.config, source, ctx.user, rendered);
     return { ...built, keptSince: kept?.keptSince, spliced: kept && { key: 'steps', bytes: kept.steps } };
   }, { justCommitted: true });

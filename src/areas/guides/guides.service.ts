@@ -114,10 +114,9 @@ export async function commitGuideRevision(trx: Db, guideid: number, langid: stri
   return (await commitGuideRevisionRow(trx, guideid, langid, userid, now, action, known)).row.revisionid;
 }
 
-/** A guide as a change committed it: its row, and the prerequisites and tags its revision keeps (and its steps, in `parts`). */
+/** A guide as a change committed it: its row, and the tags, steps and prerequisites (`parts`) its revision keeps. */
 export interface CommittedGuide {
   row: GuideRow;
-  prereqIds: number[];
   tags: string[];
   parts: SnapshotParts;
 }
@@ -142,7 +141,7 @@ export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: s
     ...(imageChanged ? { step_imageid: stepImageid } : {}),
   }).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
   const parts = { steps: snapshot.steps, stepImageid, prerequisites: snapshot.prerequisites };
-  return { row, prereqIds: snapshot.prerequisites, tags: snapshot.tags, parts };
+  return { row, tags: snapshot.tags, parts };
 }
 
 async function stepSnapshot(trx: Db, stepid: number): Promise<StepSnapshot> {
