@@ -21,6 +21,7 @@ import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
+import { requestLogger } from './http/request-logger.js';
 import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     genReqId: () => randomUUID(),
+    childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
