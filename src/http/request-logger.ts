@@ -3,16 +3,19 @@
 // pino's `child` serializes the bindings at once, about a microsecond per request, and at
 // the levels a busy server runs at (warn and above) most requests log nothing.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
+/** Fastify's logger as pino makes it: it also says whether it writes a level. */
+type Logger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
 class LazyRequestLogger {
-  #child: Logger | undefined;
+  #child: FastifyBaseLogger | undefined;
   constructor(private readonly parent: Logger, private readonly bindings: Bindings, private readonly options: ChildLoggerOptions) {}
 
   /** The child Fastify would have made: the same bindings, so the same lines. */
-  private get real(): Logger {
+  private get real(): FastifyBaseLogger {
     return (this.#child ??= this.parent.child(this.bindings, this.options));
   }
 
