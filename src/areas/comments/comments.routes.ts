@@ -51,10 +51,11 @@ export async function commentsRoutes(fastify: FastifyInstance) {
     const q = request.query;
     const filter = { offset: q.offset, limit: q.limit, order: q.order, context: q.context, langid: q.langid, createdSince: q.createdSince, modifiedSince: q.modifiedSince };
     // Pages are kept as bytes while no comment, nothing a comment shows (the 'comments'
-    // stamp) and no guide (which guides a reader reads: 'guides') changed. Which guide
-    // comments are listed depends on the reader: kept per viewer class (anonymous; those
-    // who read every guide), built anew for other users.
-    return sendCachedAnswer(app, reply, request.user ?? null, ['comments', 'guides'], JSON.stringify(filter), async () => {
+    // stamp) and nothing that decides which guides and steps a reader reads (their rows,
+    // `public`, `deleted`: 'guide_reach'; not an edit of a guide's text) changed. Which
+    // guide comments are listed depends on the reader: kept per viewer class (anonymous;
+    // those who read every guide), built anew for other users.
+    return sendCachedAnswer(app, reply, request.user ?? null, ['comments', 'guide_reach'], JSON.stringify(filter), async () => {
       const rows = await listComments(db, request.user, readsPrivateGuides(request.user), filter);
       return { value: await commentRecords(db, config, rows), dependsOnViewer: q.context === undefined || q.context === 'guide' || q.context === 'step' };
     });

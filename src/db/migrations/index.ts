@@ -42,6 +42,7 @@ import * as guideCommentsStamp from './2026_11_27_0100_guide_comments_stamp.js';
 import * as searchTitleKeyNamespace from './2026_11_27_0110_search_title_key_namespace.js';
 import * as courseReachStamp from './2026_11_27_0400_course_reach_stamp.js';
 import * as triggerGenericPlans from './2026_11_27_0800_trigger_generic_plans.js';
+import * as guideReachStamp from './2026_11_27_2100_guide_reach_stamp.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -97,4 +98,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0110_search_title_key_namespace': searchTitleKeyNamespace,
   '2026_11_27_0400_course_reach_stamp': courseReachStamp,
   '2026_11_27_0800_trigger_generic_plans': triggerGenericPlans,
+  '2026_11_27_2100_guide_reach_stamp': guideReachStamp,
 };

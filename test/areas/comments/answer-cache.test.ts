@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
-import { makePublishedGuide } from '../../helpers/factories/guides.js';
+import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
 import { answerCache, cacheStamp, cacheStamps } from '../../../src/areas/shared/byte-cache.js';
 
@@ -46,6 +46,52 @@ describe('GET /comments, kept as bytes', () => {
     expect((await guideComments()).map((c) => c.commentid)).not.toContain(first.commentid);
     expect((await guideComments(admin.token)).map((c) => c.commentid)).toContain(first.commentid);
     expect((await guideComments(user.token)).map((c) => c.commentid)).not.toContain(first.commentid);
+  });
+});
+
+describe('GET /comments, kept through edits of guides\' texts', () => {
+  const stepComments = async () => {
+    const res = await t.get('/comments?context=step&limit=200');
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as Array<Record<string, any>>).map((c) => c.commentid);
+  };
+
+  it('keeps the pages through an edit of a guide\'s fields, and follows guides and steps that come, go, or change who reads them', async () => {
+    let g = await makePublishedGuide(t, author, 1, { title: unique('Reach guide ') });
+    const step = g.steps[0];
+    const onGuide = await makeComment(t, user, 'guide', g.guideid, { text: 'On the guide itself.' });
+    const onStep = await makeComment(t, user, 'step', step.stepid, { text: 'On its only step.' });
+    expect((await guideComments()).map((c) => c.commentid)).toContain(onGuide.commentid);
+    expect(await stepComments()).toContain(onStep.commentid);
+
+    // An edit of the guide's text shows in no comment: both pages are the kept ones.
+    const hits = answerCache(t.app).hits;
+    const edit = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Edited, no comment changes.' } });
+    expect(edit.statusCode, edit.body).toBe(200);
+    g = edit.json();
+    expect((await guideComments()).map((c) => c.commentid)).toContain(onGuide.commentid);
+    expect(await stepComments()).toContain(onStep.commentid);
+    expect(answerCache(t.app).hits).toBe(hits + 2);
+
+    // Deleted and restored by hand: gone for anonymous readers, then back.
+    await sql`update guides set deleted = 1 where guideid = ${g.guideid}`.execute(t.db);
+    expect((await guideComments()).map((c) => c.commentid)).not.toContain(onGuide.commentid);
+    expect(await stepComments()).not.toContain(onStep.commentid);
+    await sql`update guides set deleted = 0 where guideid = ${g.guideid}`.execute(t.db);
+    expect((await guideComments()).map((c) => c.commentid)).toContain(onGuide.commentid);
+
+    // A private guide's comments come in when it is made public (by hand): a page that
+    // showed none of its comments still changes.
+    const hidden = await makeGuide(t, author, { title: unique('Hidden reach guide ') });
+    const onHidden = await makeComment(t, author, 'guide', hidden.guideid, { text: 'On a private guide.' });
+    expect((await guideComments()).map((c) => c.commentid)).not.toContain(onHidden.commentid);
+    await sql`update guides set public = 1 where guideid = ${hidden.guideid}`.execute(t.db);
+    expect((await guideComments()).map((c) => c.commentid)).toContain(onHidden.commentid);
+
+    // A step moved by hand to a language its guide does not have: its comments are on no
+    // guide a reader reads (the comments themselves did not change).
+    await sql`update guide_steps set langid = 'xx' where stepid = ${step.stepid}`.execute(t.db);
+    expect(await stepComments()).not.toContain(onStep.commentid);
   });
 });
 
