@@ -8,7 +8,8 @@
 // cached answer is used only while they are what they were when it was built:
 //  - a guide: its row's (revisionid, cache_stamp), read by the lookup every read of a
 //    guide does anyway (findGuideHead); a new revision or a bumped stamp misses.
-//  - a list page: the `cache_stamps` row 'guides', one primary-key lookup.
+//  - a list page: the `cache_stamps` row 'guides', one primary-key lookup; after it moved,
+//    the page's rows and their cache_stamps, one query (sendCachedList).
 // Stamps are read before what they vouch for, so an answer built while a write commits
 // is stored under the older stamp and is never served after it.
 //
@@ -29,7 +30,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, renewedIfUnchanged, type Built, type LowerLevel } from '../shared/byte-cache.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
 import type { RenderedTexts } from './guides.records.js';
@@ -163,13 +164,17 @@ export class KeptParts {
 /**
  * Answers a page of the guide list as `user` sees it from the cache when no guide
  * changed since it was built (the 'guides' stamp), else builds, serializes and keeps it.
- * `key` names the page (every query parameter that shapes it).
+ * `key` names the page (every query parameter that shapes it). A page kept under an older
+ * stamp is kept on when `check` (what its build's `check` was: guides.queries.ts,
+ * `pageCheck`) reads the same now: an edit of a guide it does not show changes nothing in it.
  */
-export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean }>): Promise<T[] | FastifyReply> {
+export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean; check: string }>, check: () => Promise<string>): Promise<T[] | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).records;
   const stamp = await cacheStamp(app.db, 'guides');
-  return cachedOrBuilt(guideCaches(app).lists, reply, user, key, 0, stamp, async () => {
-    const { records, dependsOnViewer } = await build();
-    return { value: records, dependsOnViewer };
+  const lists = guideCaches(app).lists;
+  await renewedIfUnchanged(lists, reply, user, key, 0, stamp, check);
+  return cachedOrBuilt(lists, reply, user, key, 0, stamp, async () => {
+    const { records, dependsOnViewer, check: built } = await build();
+    return { value: records, dependsOnViewer, check: built };
   });
 }

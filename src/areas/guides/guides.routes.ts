@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, GuideParam } from './guides.schemas.js';
 import { buildFullRecord, buildFullRecordFor, lightGuidePage, lightGuideRecords } from './guides.records.js';
-import { findGuideRow, guideKeys, lightRowsOfPage, lightSelect, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { findGuideRow, guideKeys, lightRowsOfPage, lightSelect, loadCurrentSource, loadRevisionSource, pageCheck, pageCheckOf } from './guides.queries.js';
 import { guideAccess } from './guides.access.js';
 import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guides.service.js';
 import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
@@ -45,21 +45,26 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!request.user) throw unauthorized('includePrivate needs an Admin.');
       if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
     }
-    return q.includePrivate ? (await listPage()).records : sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage);
-    async function listPage() {
-    let keys = guideKeys(db).where('k.deleted', '=', 0);
-    if (!q.includePrivate) keys = keys.where('k.public', '=', 1);
-    if (q.guideids !== undefined) {
-      const wanted = [...new Set(q.guideids.split(',').map((s) => Number(s.trim())))];
-      if (wanted.some((id) => id < 1 || id > MAX_ID)) throw invalidField('guideids', `guideids are from 1 to ${MAX_ID}.`, 'out_of_range');
-      keys = keys.where('k.guideid', 'in', wanted);
-    }
-    if (q.filter !== undefined) keys = keys.where('k.type', '=', q.filter);
-    if (q.modifiedSince !== undefined) keys = keys.where('k.modified_date', '>=', q.modifiedSince);
-    if (q.langid !== undefined) keys = keys.where('k.langid', '=', q.langid);
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
-    const rows = await lightRowsOfPage(db, keys.orderBy('k.guideid', dir).orderBy('k.langid', dir).limit(q.limit).offset(q.offset), dir);
-    return lightGuidePage(db, config, rows, request.user);
+    if (q.includePrivate) return (await listPage()).records;
+    // The page's query is made only when a page is built or checked: not for a kept one.
+    return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, () => pageCheck(db, pageKeys(), dir));
+    function pageKeys() {
+      let keys = guideKeys(db).where('k.deleted', '=', 0);
+      if (!q.includePrivate) keys = keys.where('k.public', '=', 1);
+      if (q.guideids !== undefined) {
+        const wanted = [...new Set(q.guideids.split(',').map((s) => Number(s.trim())))];
+        if (wanted.some((id) => id < 1 || id > MAX_ID)) throw invalidField('guideids', `guideids are from 1 to ${MAX_ID}.`, 'out_of_range');
+        keys = keys.where('k.guideid', 'in', wanted);
+      }
+      if (q.filter !== undefined) keys = keys.where('k.type', '=', q.filter);
+      if (q.modifiedSince !== undefined) keys = keys.where('k.modified_date', '>=', q.modifiedSince);
+      if (q.langid !== undefined) keys = keys.where('k.langid', '=', q.langid);
+      return keys.orderBy('k.guideid', dir).orderBy('k.langid', dir).limit(q.limit).offset(q.offset);
+    }
+    async function listPage() {
+      const rows = await lightRowsOfPage(db, pageKeys(), dir);
+      return { ...await lightGuidePage(db, config, rows, request.user), check: pageCheckOf(rows) };
     }
   });
 

@@ -24,6 +24,8 @@ export interface Entry {
   json: Buffer;
   /** Its ETag, computed once (http/conditional.ts would hash the bytes on every send). */
   etag: string;
+  /** What vouches for the bytes besides the stamps, when the build said (Built.check): see `renewedIfUnchanged`. */
+  check?: string;
 }
 
 /**
@@ -63,6 +65,8 @@ export class ByteLru {
   misses = 0;
   /** Misses being built (keptOrBuilt, sendCachedAnswerUnder). */
   readonly builds = new Builds<Entry | { value: unknown }>();
+  /** Checks of entries kept under older stamps being read (renewedIfUnchanged). */
+  readonly checks = new Builds<string>();
   constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
 
   get(key: string, revisionid: number, stamp: number | string, now: number): Buffer | undefined {
@@ -73,6 +77,12 @@ export class ByteLru {
   peek(key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
     const e = this.map.get(key);
     return e && e.revisionid === revisionid && e.stamp === stamp && now - e.at < this.ttlSeconds ? e : undefined;
+  }
+
+  /** The entry under `key` whatever its stamps, unless it is too old (not counted, not made recent). */
+  peekAny(key: string, now: number): Entry | undefined {
+    const e = this.map.get(key);
+    return e && now - e.at < this.ttlSeconds ? e : undefined;
   }
 
   getEntry(key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
@@ -198,6 +208,8 @@ export interface Built<T> {
    * server serialized it before (json-bytes.ts): the answer's bytes take them as they are.
    */
   spliced?: { key: string; bytes: Buffer };
+  /** What vouches for the value besides the stamps, read by the build after them (renewedIfUnchanged). */
+  check?: string;
 }
 
 /** `value` as the route's response schema serializes its 200 answer, as bytes to keep. */
@@ -239,7 +251,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
       const foundKey = found.forClass ? `${key} for ${cls}` : key;
       return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag, cache.admitsFromBelow(foundKey));
     }
-    const { value, dependsOnViewer, builtAt: oldest, keptSince, spliced } = await build();
+    const { value, dependsOnViewer, builtAt: oldest, keptSince, spliced, check } = await build();
     if (dependsOnViewer && cls === null) return { value: spliced ? unspliced(value, spliced) : value };
     const json = spliced
       ? withArrayBytes(serializedBytes(reply, value), spliced.key, spliced.bytes) ?? serializedBytes(reply, unspliced(value, spliced))
@@ -248,6 +260,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     // The lower level ages it from its oldest part (media URLs signed then); this process from
     // now, or from when the entry it took parts from was kept (so that reusing never renews them).
     const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, Math.min(now, keptSince ?? now), json);
+    if (check !== undefined) entry.check = check;
     // Parts taken from a kept entry are of an age the lower level cannot know: not stored.
     if (keptSince === undefined) lower?.put(json, dependsOnViewer ? cls : null, builtAt, entry.etag);
     return entry;
@@ -256,6 +269,32 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   // A caller of no class may be given a value built for them alone: built apart.
   if (cls === null) return missed();
   return cache.builds.run(`${key}\u0000${cls}\u0000${revisionid}\u0000${stamp}`, missed) as Promise<Entry | { value: T }>;
+}
+
+/**
+ * Before `cachedOrBuilt` at (revisionid, stamp): an entry kept under `key` (for anyone, or
+ * for the caller's class) at older stamps, with a `check` its build read, is kept under
+ * these stamps from now on when `check` reads the same now. A stamp of a whole table
+ * (the 'guides' stamp of the list pages) moves with every write of any row, while most
+ * pages show none of the rows written: checking a page is one query where building it is
+ * several and a serialization. Correct because the check is read after the stamps: what
+ * it vouches for did not change between the build and now, so the bytes are of now, which
+ * is at least as new as the stamps. The entry keeps its age (the TTL still bounds it).
+ * Concurrent callers at the same stamps share one check.
+ */
+export async function renewedIfUnchanged(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, check: () => Promise<string>): Promise<void> {
+  const now = reply.server.clock.now();
+  const cls = viewerClass(user);
+  const kept = [cache.peekAny(key, now), cls === null ? undefined : cache.peekAny(`${key} for ${cls}`, now)];
+  if (kept.some((e) => e && e.revisionid === revisionid && e.stamp === stamp)) return;
+  const stale = kept.filter((e): e is Entry => e?.check !== undefined);
+  if (stale.length === 0) return;
+  const current = await cache.checks.run(`${key}\u0000${revisionid}\u0000${stamp}`, check);
+  for (const e of stale) {
+    if (e.check !== current || cache.peekAny(e.key, now) !== e) continue;
+    e.revisionid = revisionid;
+    e.stamp = stamp;
+  }
 }
 
 /** Reads of `cache_stamps`, all its rows in one prepared query, shared by concurrent readers (db/shared-reads.ts). */

@@ -387,6 +387,61 @@ describe('the list cache', () => {
   });
 });
 
+describe('list pages kept through writes of guides they do not show', () => {
+  /** The statements a read sends besides the stamps' (and the views' and stored records', written later). */
+  async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view|guide_records/.test(e.query.sql)) sent.push(e.query.sql); });
+    try {
+      await run();
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    return sent;
+  }
+
+  it('an edit of another guide costs the kept page one check, and the same bytes and tag; what the page shows, and which guides it shows, change it at once', async () => {
+    const [a, b, hidden, other] = await Promise.all([
+      makePublishedGuide(t, author, 0, { title: 'Listed first' }), makePublishedGuide(t, author, 0, { title: 'Listed second' }),
+      makeGuide(t, author, { title: 'Not listed yet' }), makePublishedGuide(t, author, 0, { title: 'Never listed' }),
+    ]);
+    const path = `/guides?guideids=${a.guideid},${b.guideid},${hidden.guideid}`;
+    const page = async () => {
+      const res = await t.get(path);
+      expect(res.statusCode, res.body).toBe(200);
+      return res;
+    };
+    const first = await page();
+    expect(first.json().map((g: { guideid: number }) => g.guideid)).toEqual([a.guideid, b.guideid]);
+
+    const edit = await t.patch(`/guides/${other.guideid}?revisionid=${other.revisionid}`, { token: author.token, body: { summary: 'Another guide, edited.' } });
+    expect(edit.statusCode, edit.body).toBe(200);
+    let again: { body: string; headers: Record<string, unknown> } = first;
+    const sent = await statementsOf(async () => { again = await page(); });
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    // The check alone: no owners, flags, images or prerequisites read, nothing built.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toMatch(/users|guide_flags|images|guide_prereqs/);
+    // Renewed under the new stamp: the next read is a hit with no statement at all.
+    expect(await statementsOf(page)).toEqual([]);
+
+    // What the page shows of a row it lists (by hand: no revision), a flag, the owner's name.
+    await t.db.updateTable('guides').set({ title: 'Listed first, renamed by hand' }).where('guideid', '=', a.guideid).execute();
+    expect((await page()).json()[0].title).toBe('Listed first, renamed by hand');
+    await t.db.insertInto('guide_flags').values({ guideid: b.guideid, flagid: 'GUIDE_STARRED', userid: null, date: 1 }).execute();
+    expect((await page()).json()[1].flags).toEqual(['GUIDE_STARRED']);
+    const renamed = `Renamed owner ${a.guideid}`;
+    await t.db.updateTable('users').set({ username: renamed }).where('userid', '=', author.userid).execute();
+    expect((await page()).json().map((g: { username: string }) => g.username)).toEqual([renamed, renamed]);
+    // A guide comes into the page (made public by hand) and goes again (deleted).
+    await t.db.updateTable('guides').set({ public: 1 }).where('guideid', '=', hidden.guideid).execute();
+    expect((await page()).json().map((g: { guideid: number }) => g.guideid)).toEqual([a.guideid, b.guideid, hidden.guideid]);
+    await t.db.updateTable('guides').set({ deleted: 1 }).where('guideid', '=', a.guideid).execute();
+    expect((await page()).json().map((g: { guideid: number }) => g.guideid)).toEqual([b.guideid, hidden.guideid]);
+  });
+});
+
 describe('the stamps of the guides that require a guide', () => {
   it('an edit, a new language and the removal of a guide bump the guides that require it, one and two levels down, and no other', async () => {
     const a = await makePublishedGuide(t, author, 0, { title: 'Required first' });
@@ -429,6 +484,8 @@ describe('concurrent misses', () => {
     const g = await makePublishedGuide(t, author, 2, { title: 'Waited for' });
     const path = `/guides?guideids=${g.guideid}`;
     const rename = (title: string) => t.db.updateTable('guides').set({ title }).where('guideid', '=', g.guideid).execute();
+    await t.get(path);
+    // Kept, then changed: a reader checks the kept page and builds it again.
     await rename('Waited for, once');
     const alone = await queriesOf(() => t.get(path));
     await rename('Waited for, by six');
