@@ -26,3 +26,18 @@ export async function loadImageObjects(db: Kysely<Database>, config: Config, ids
   for (const r of rows) out.set(r.imageid, imageObject(config, r));
   return out;
 }
+
+/**
+ * What vouches for image objects besides the stamps (an image object is its id and guid):
+ * `imagesCheckOf` of the objects a record was built with, `imagesCheck` of the same ids as
+ * the rows are now; equal while no image of them was removed or given another guid.
+ */
+export function imagesCheckOf(images: Iterable<Pick<ImageObject, 'id' | 'guid'>>): string {
+  return JSON.stringify([...images].map((i) => [i.id, i.guid]).sort((a, b) => Number(a[0]) - Number(b[0])));
+}
+
+export async function imagesCheck(db: Kysely<Database>, ids: number[]): Promise<string> {
+  if (ids.length === 0) return imagesCheckOf([]);
+  const rows = await db.selectFrom('images').select(['imageid', 'guid']).where('imageid', 'in', ids).execute();
+  return imagesCheckOf(rows.map((r) => ({ id: r.imageid, guid: r.guid })));
+}

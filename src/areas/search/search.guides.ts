@@ -6,23 +6,25 @@ import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { LightGuide } from '../guides/guides.schemas.js';
 import { lightGuideRecords } from '../guides/guides.records.js';
-import { lightSelect } from '../guides/guides.queries.js';
+import { pageCheckOf, publicRowsCheck, publicRowsOf } from '../guides/guides.queries.js';
 
 export const GuideResult = Type.Object({ ...LightGuide.properties, summary: Type.String() }, { description: 'Light guide record with `summary`.' });
 export type GuideResult = LightGuide & { summary: string };
 
-/** Light guide records with `summary`, by `${guideid}:${langid}`; only public, not deleted guides. */
-export async function loadGuideResults(db: Kysely<Database>, config: Config, keys: Array<{ guideid: number; langid: string }>): Promise<Map<string, GuideResult>> {
-  const out = new Map<string, GuideResult>();
-  if (keys.length === 0) return out;
-  // By guideid (one index probe each), the languages asked for picked here: an OR of
-  // (guideid, langid) pairs cost SQLite a multi-index OR, twice the time.
+/**
+ * Light guide records with `summary`, by `${guideid}:${langid}`; only public, not deleted
+ * guides. `check`: what vouches for them besides the 'guides' stamp, and `again` reads it
+ * as it is now (guides.queries.ts, pageCheckOf): a kept suggestion is kept on through an
+ * edit of a guide it does not show.
+ */
+export async function loadGuideResults(db: Kysely<Database>, config: Config, keys: Array<{ guideid: number; langid: string }>): Promise<{ records: Map<string, GuideResult>; check: string; again: () => Promise<string> }> {
+  const records = new Map<string, GuideResult>();
   const wanted = new Set(keys.map((k) => `${k.guideid}:${k.langid}`));
-  const rows = (await lightSelect(db)
-    .where('g.guideid', 'in', [...new Set(keys.map((k) => k.guideid))])
-    .where('g.public', '=', 1).where('g.deleted', '=', 0)
-    .execute()).filter((r) => wanted.has(`${r.guideid}:${r.langid}`));
+  const guideids = [...new Set(keys.map((k) => k.guideid))];
+  const again = () => publicRowsCheck(db, guideids, wanted);
+  if (keys.length === 0) return { records, check: pageCheckOf([]), again };
+  const rows = await publicRowsOf(db, guideids, wanted);
   // Public rows only: derived values count what an anonymous reader reads.
-  for (const r of await lightGuideRecords(db, config, rows, null)) out.set(`${r.guideid}:${r.locale}`, r);
-  return out;
+  for (const r of await lightGuideRecords(db, config, rows, null)) records.set(`${r.guideid}:${r.locale}`, r);
+  return { records, check: pageCheckOf(rows), again };
 }

@@ -11,6 +11,7 @@ import { NAMESPACES, WikiLight } from '../wikis/wikis.schemas.js';
 import { loadLightWikis } from '../wikis/wikis.queries.js';
 import { GuideResult, loadGuideResults } from './search.guides.js';
 import { sendCachedAnswerUnder } from '../shared/byte-cache.js';
+import { imagesCheck, imagesCheckOf } from '../media/image-object.js';
 
 const TAG = ['Suggest'];
 export const SUGGEST_LIMIT = 10;
@@ -69,8 +70,14 @@ export async function searchRoutes(fastify: FastifyInstance) {
       loadLightWikis(db, config, hits.filter((h) => h.type === 'wiki').map((h) => ({ wikiid: h.id, langid: h.langid }))),
       loadGuideResults(db, config, hits.filter((h) => h.type === 'guide').map((h) => ({ guideid: h.id, langid: h.langid }))),
     ]);
-    const results = hits.map((h) => (h.type === 'wiki' ? wikis : guides).get(`${h.id}:${h.langid}`)).filter((r) => r !== undefined);
-    return { value: { query: text, results }, fromTitles };
+    const results = hits.map((h) => (h.type === 'wiki' ? wikis : guides.records).get(`${h.id}:${h.langid}`)).filter((r) => r !== undefined);
+    // What the answer shows besides what the search stamps follow: the guides' records
+    // (the 'guides' stamp, which any edit of any guide moves) and the wikis' images (their
+    // removal moves it too). Read again, the same check keeps the answer (byte-cache.ts).
+    const images = [...wikis.values()].flatMap((w) => (w.image ? [w.image] : []));
+    const imageids = images.map((i) => i.id);
+    const check = { value: `${guides.check}|${imagesCheckOf(images)}`, again: async () => { const [g, i] = await Promise.all([guides.again(), imagesCheck(db, imageids)]); return `${g}|${i}`; } };
+    return { value: { query: text, results }, fromTitles, check };
   }
 
   const description = `At most ${SUGGEST_LIMIT} guides and wikis in which every word of the query starts a word (of the title, summary or text, or of a comment on them), best first: titles that start with the query, then titles holding every word, then the rest; within each, shorter titles first, then titles by code point, then by type and id: the same results in the same order on every database (each tier ranks at most 200 candidates, so that a short prefix stays fast on a large site; those of the first tier are the first 200 titles in alphabetical order of their lower-cased bytes). Case-insensitive, diacritic-sensitive. Only public guides; only the site's default language unless \`showAllLanguages\`. Writes are found at once. An empty query (or one with no letters or digits) answers no results.`;
@@ -91,8 +98,8 @@ export async function searchRoutes(fastify: FastifyInstance) {
     const q = request.query;
     const key = JSON.stringify([request.params.query, q.doctypes ?? null, q.showAllLanguages ?? false]);
     return sendCachedAnswerUnder(app, reply, { narrow: ['search_titles', 'guides'], wide: ['search', 'guides'] }, key, async () => {
-      const { value, fromTitles } = await suggest(request.params.query, q, key);
-      return { value, narrow: fromTitles };
+      const { value, fromTitles, check } = await suggest(request.params.query, q, key);
+      return { value, narrow: fromTitles, check };
     });
   });
 

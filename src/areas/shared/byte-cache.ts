@@ -26,6 +26,8 @@ export interface Entry {
   etag: string;
   /** What vouches for the bytes besides the stamps, when the build said (Built.check): see `renewedIfUnchanged`. */
   check?: string;
+  /** Reads `check` again as it is now, when the entry's own (sendCachedAnswerUnder). */
+  recheck?: () => Promise<string>;
 }
 
 /**
@@ -340,7 +342,7 @@ export async function sendCachedAnswer<T>(app: FastifyInstance, reply: FastifyRe
  * is looked for under the narrow pair first; all the stamps come from one read, before
  * `build` runs.
  */
-export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: FastifyReply, stamps: { narrow: [string, string]; wide: [string, string] }, key: string, build: () => Promise<{ value: T; narrow: boolean }>): Promise<T | FastifyReply> {
+export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: FastifyReply, stamps: { narrow: [string, string]; wide: [string, string] }, key: string, build: () => Promise<{ value: T; narrow: boolean; check?: { value: string; again: () => Promise<string> } }>): Promise<T | FastifyReply> {
   if (app.config.guideCacheMb <= 0) return (await build()).value;
   const all = await readStamps(app.db);
   const pair = (p: [string, string]) => ({ key: `${p[0]}:${key}`, shown: all.get(p[0]) ?? -1, second: all.get(p[1]) ?? -1 });
@@ -350,11 +352,24 @@ export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: Fast
   const now = reply.server.clock.now();
   const hit = cache.getEntry(narrow.key, narrow.second, narrow.shown, now) ?? cache.getEntry(wide.key, wide.second, wide.shown, now);
   if (hit) return sendKept(reply, hit);
+  // Kept under the first stamp as it is, the second moved since (a suggestion: what it found
+  // is the same, and some guide was edited): kept on when its own check reads the same (the
+  // records it shows of guides: renewedIfUnchanged says why that holds).
+  for (const p of [narrow, wide]) {
+    const e = cache.peekAny(p.key, now);
+    if (!e?.recheck || e.stamp !== p.shown) continue;
+    const current = await cache.checks.run(`${p.key}\u0000${p.second}\u0000${p.shown}`, e.recheck);
+    if (current !== e.check || cache.peekAny(p.key, now) !== e) break;
+    e.revisionid = p.second;
+    return sendKept(reply, e);
+  }
   const built = await cache.builds.run(`${narrow.key}\u0000${narrow.second}\u0000${narrow.shown}\u0000${wide.second}\u0000${wide.shown}`, async () => {
-    const { value, narrow: isNarrow } = await build();
+    const { value, narrow: isNarrow, check } = await build();
     const json = serializedBytes(reply, value);
     const under = isNarrow ? narrow : wide;
-    return cache.set(under.key, under.second, under.shown, now, json);
+    const entry = cache.set(under.key, under.second, under.shown, now, json);
+    if (check) Object.assign(entry, { check: check.value, recheck: check.again });
+    return entry;
   });
   return sendKept(reply, built as Entry);
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
-import { makeGuide, makePublishedGuide } from '../../helpers/factories/guides.js';
+import { makeGuide, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
 import { answerCache, cacheStamp, cacheStamps } from '../../../src/areas/shared/byte-cache.js';
 
@@ -168,6 +168,40 @@ describe('GET /suggest/{query}, kept as bytes', () => {
     await sql`update guides set title = 'Renamed gear' where guideid = ${guides[0].guideid}`.execute(t.db);
     expect(await searchQueries(async () => { results = await suggest('Kestrune'); })).toBeGreaterThan(0);
     expect(results.map((r) => r.guideid)).toEqual(guides.slice(1, 11).map((g) => g.guideid));
+  });
+
+  it('an answer is kept through an edit of a guide it does not show (one check, the same bytes), and shows an edit of a guide it shows and a new guid of a wiki\'s image at once', async () => {
+    const shown = await makePublishedGuide(t, author, 0, { title: 'Brindlecot gasket' });
+    const other = await makePublishedGuide(t, author, 0, { title: unique('Unrelated guide ') });
+    const imageid = await makeImage(t, author.userid);
+    const w = await makeWiki(t, author, { title: 'Brindlecot seal', image: imageid });
+    const path = `/suggest/Brindlecot`;
+    const first = await t.get(path);
+    expect(first.json().results.map((r: Record<string, any>) => r.guideid ?? r.wikiid)).toEqual(expect.arrayContaining([shown.guideid, w.wikiid]));
+
+    // By hand, a column the index does not hold: 'guides' moves, the search stamps do not.
+    const before = await stampsNow();
+    await sql`update guides set difficulty = 'Difficult' where guideid = ${other.guideid}`.execute(t.db);
+    expect(await stampsNow()).toEqual(before);
+    const sent: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { if (!/cache_stamps/.test(e.query.sql)) sent.push(e.query.sql); });
+    let again;
+    try {
+      again = await t.get(path);
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(again.body).toBe(first.body);
+    // The check: the guides' rows and the wiki's image, no search, no records built.
+    expect(sent).toHaveLength(2);
+    expect(sent.join('\n')).not.toMatch(/search_docs|search_fts|users|guide_flags|wikis/);
+
+    await sql`update guides set modified_date = 1234567 where guideid = ${shown.guideid}`.execute(t.db);
+    const edited = (await t.get(path)).json().results.find((r: Record<string, any>) => r.guideid === shown.guideid);
+    expect(edited.modified_date).toBe(1234567);
+    await sql`update images set guid = ${'0000feed-0000-4000-8000-000000000001'} where imageid = ${imageid}`.execute(t.db);
+    const wiki = (await t.get(path)).json().results.find((r: Record<string, any>) => r.wikiid === w.wikiid);
+    expect(wiki.image.guid).toBe('0000feed-0000-4000-8000-000000000001');
   });
 
   it('an answer the titles did not fill follows every write of the index: a matching comment shows at the next read', async () => {
