@@ -30,7 +30,8 @@ export function etagOf(body: string | Buffer): string {
 
 // crypto.hash (Node 20.12+) digests in one call: no Hash object per answer, about 1 µs less
 // for a small one (every answer that carries no tag of its own is digested once).
-const sha1: (body: string | Buffer) => string = typeof crypto.hash === 'function'
+/** The SHA-1 of `body`, base64url: answers' tags, and what kept answers are checked by (byte-cache.ts). */
+export const sha1: (body: string | Buffer) => string = typeof crypto.hash === 'function'
   ? (body) => crypto.hash('sha1', body, 'base64url')
   : (body) => crypto.createHash('sha1').update(body).digest('base64url');
 

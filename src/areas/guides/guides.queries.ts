@@ -1,6 +1,7 @@
 // Loading guides: the rows of a guide and of its steps, lines and revisions, as they are
 // stored. Who may read them is guides.access.ts; the records built from them are
 // guides.records.ts. Every loader runs a fixed number of batched queries.
+import { sha1 } from '../../http/conditional.js';
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
@@ -142,7 +143,8 @@ export function lightRowsOfPage(db: Db, keys: GuideKeysQuery, dir: 'asc' | 'desc
  * prerequisites: migration 2026_11_22_1420_guide_cache). Equal checks, equal pages.
  */
 export function pageCheckOf(rows: ReadonlyArray<Pick<PageRow, PageCheckKey>>): string {
-  return JSON.stringify(rows.map((r) => PAGE_CHECK_KEYS.map((k) => r[k])));
+  // A digest: kept with every page and suggestion, the rows themselves (summaries) weighed more.
+  return sha1(JSON.stringify(rows.map((r) => PAGE_CHECK_KEYS.map((k) => r[k]))));
 }
 
 /** The check of the page `keys` selects as the rows are now (pageCheckOf): one query, no join of owners. */

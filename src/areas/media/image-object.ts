@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import type { ImageObject } from '../../http/schemas.js';
 import type { Config } from '../../config.js';
 import { imageVariantUrl, imageVariantUrls } from './media.urls.js';
+import { sha1 } from '../../http/conditional.js';
 
 export const IMAGE_VARIANTS = ['mini', 'thumbnail', '140x105', '200x150', 'standard', '440x330', 'medium', 'large', 'huge', 'original'] as const;
 export type ImageVariant = (typeof IMAGE_VARIANTS)[number];
@@ -33,7 +34,7 @@ export async function loadImageObjects(db: Kysely<Database>, config: Config, ids
  * the rows are now; equal while no image of them was removed or given another guid.
  */
 export function imagesCheckOf(images: Iterable<Pick<ImageObject, 'id' | 'guid'>>): string {
-  return JSON.stringify([...images].map((i) => [i.id, i.guid]).sort((a, b) => Number(a[0]) - Number(b[0])));
+  return sha1(JSON.stringify([...images].map((i) => [i.id, i.guid]).sort((a, b) => Number(a[0]) - Number(b[0]))));
 }
 
 export async function imagesCheck(db: Kysely<Database>, ids: number[]): Promise<string> {

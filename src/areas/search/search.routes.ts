@@ -74,9 +74,11 @@ export async function searchRoutes(fastify: FastifyInstance) {
     // What the answer shows besides what the search stamps follow: the guides' records
     // (the 'guides' stamp, which any edit of any guide moves) and the wikis' images (their
     // removal moves it too). Read again, the same check keeps the answer (byte-cache.ts).
+    // Kept with the answer: the closure holds the ids it reads, not the records.
     const images = [...wikis.values()].flatMap((w) => (w.image ? [w.image] : []));
     const imageids = images.map((i) => i.id);
-    const check = { value: `${guides.check}|${imagesCheckOf(images)}`, again: async () => { const [g, i] = await Promise.all([guides.again(), imagesCheck(db, imageids)]); return `${g}|${i}`; } };
+    const guidesAgain = guides.again;
+    const check = { value: `${guides.check}|${imagesCheckOf(images)}`, again: async () => { const [g, i] = await Promise.all([guidesAgain(), imagesCheck(db, imageids)]); return `${g}|${i}`; } };
     return { value: { query: text, results }, fromTitles, check };
   }
 
