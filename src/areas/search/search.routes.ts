@@ -52,6 +52,16 @@ export async function searchRoutes(fastify: FastifyInstance) {
   const { db, config } = app;
 
   /**
+   * A suggestion's check, read again: kept with the answer, so made here, apart from
+   * `suggest`, whose closures share one context with its records (V8 keeps a function's
+   * captured variables together): made there, it kept every answer's records alive.
+   */
+  const checkAgain = (guidesAgain: () => Promise<string>, imageids: number[]) => async () => {
+    const [g, i] = await Promise.all([guidesAgain(), imagesCheck(db, imageids)]);
+    return `${g}|${i}`;
+  };
+
+  /**
    * The answer, and whether it rests on titles alone. `key` names the query for its kept
    * hits (suggestionHits); without one (nothing typed) the search is asked at once, which
    * answers without reading the database.
@@ -74,11 +84,8 @@ export async function searchRoutes(fastify: FastifyInstance) {
     // What the answer shows besides what the search stamps follow: the guides' records
     // (the 'guides' stamp, which any edit of any guide moves) and the wikis' images (their
     // removal moves it too). Read again, the same check keeps the answer (byte-cache.ts).
-    // Kept with the answer: the closure holds the ids it reads, not the records.
     const images = [...wikis.values()].flatMap((w) => (w.image ? [w.image] : []));
-    const imageids = images.map((i) => i.id);
-    const guidesAgain = guides.again;
-    const check = { value: `${guides.check}|${imagesCheckOf(images)}`, again: async () => { const [g, i] = await Promise.all([guidesAgain(), imagesCheck(db, imageids)]); return `${g}|${i}`; } };
+    const check = { value: `${guides.check}|${imagesCheckOf(images)}`, again: checkAgain(guides.again, images.map((i) => i.id)) };
     return { value: { query: text, results }, fromTitles, check };
   }
 
