@@ -47,6 +47,30 @@ describe('two server processes on one database', () => {
     expect(Object.keys(await hierarchy(b))).toContain(made.body.title);
   });
 
+  it('a list page kept by one is kept on through an edit of another guide through the other, and shows an edit of a guide it lists at once (the page\'s check: byte-cache.ts, renewedIfUnchanged)', async () => {
+    const [a, b] = servers;
+    const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
+    const [shown, other] = [list[0].guideid, list[list.length - 1].guideid];
+    const path = `/guides?guideids=${shown}`;
+    for (let i = 0; i < 4; i++) {
+      const [writer, reader] = i % 2 ? [b, a] : [a, b];
+      const token = tokens[i % 2];
+      const before = await call(reader.url, 'GET', path);
+      expect(before.status).toBe(200);
+      // Another guide edited: the 'guides' stamp moves, the page's rows do not.
+      const elsewhere = (await call(writer.url, 'GET', `/guides/${other}`, token)).body as { revisionid: number };
+      const edit = await call(writer.url, 'PATCH', `/guides/${other}?revisionid=${elsewhere.revisionid}`, token, { summary: `Elsewhere, round ${i}` });
+      expect(edit.status, edit.text).toBe(200);
+      expect((await call(reader.url, 'GET', path)).body).toEqual(before.body);
+      // The guide the page shows: the next read through the other process shows it.
+      const head = (await call(writer.url, 'GET', `/guides/${shown}`, token)).body as { revisionid: number };
+      const title = `Listed, edited through process ${i % 2}, round ${i}`;
+      const own = await call(writer.url, 'PATCH', `/guides/${shown}?revisionid=${head.revisionid}`, token, { title });
+      expect(own.status, own.text).toBe(200);
+      expect(((await call(reader.url, 'GET', path)).body as Array<{ title: string }>)[0].title).toBe(title);
+    }
+  });
+
   it('a comment on a step through one is never read stale through the other, whichever process built and stored the record (guides.stored.ts)', async () => {
     const [a, b] = servers;
     const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
