@@ -21,6 +21,18 @@ const read = async (guideid: number, query = '') => {
   return res;
 };
 
+/** Statements `run` sends, the reads of stamps and views aside (every request reads stamps; views and stored records are written later). */
+async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view|guide_records/.test(e.query.sql)) sent.push(e.query.sql); });
+  try {
+    await run();
+  } finally {
+    t.app.dbHandle.setQueryListener!(null);
+  }
+  return sent;
+}
+
 describe('the guide cache', () => {
   it('serves the same bytes twice, from the cache the second time; ?pretty and XML from the cached bytes', async () => {
     const g = await makePublishedGuide(t, author, 2);
@@ -388,18 +400,6 @@ describe('the list cache', () => {
 });
 
 describe('list pages kept through writes of guides they do not show', () => {
-  /** The statements a read sends besides the stamps' (and the views' and stored records', written later). */
-  async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
-    const sent: string[] = [];
-    t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view|guide_records/.test(e.query.sql)) sent.push(e.query.sql); });
-    try {
-      await run();
-    } finally {
-      t.app.dbHandle.setQueryListener!(null);
-    }
-    return sent;
-  }
-
   it('an edit of another guide costs the kept page one check, and the same bytes and tag; what the page shows, and which guides it shows, change it at once', async () => {
     const [a, b, hidden, other] = await Promise.all([
       makePublishedGuide(t, author, 0, { title: 'Listed first' }), makePublishedGuide(t, author, 0, { title: 'Listed second' }),
@@ -468,17 +468,7 @@ describe('the stamps of the guides that require a guide', () => {
 });
 
 describe('concurrent misses', () => {
-  /** Queries `run` sends, the reads of stamps and views aside (every request reads stamps; views and stored records are written later). */
-  async function queriesOf(run: () => Promise<unknown>): Promise<number> {
-    let n = 0;
-    t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view|guide_records/.test(e.query.sql)) n++; });
-    try {
-      await run();
-    } finally {
-      t.app.dbHandle.setQueryListener!(null);
-    }
-    return n;
-  }
+  const queriesOf = async (run: () => Promise<unknown>): Promise<number> => (await statementsOf(run)).length;
 
   it('readers who miss what another is building wait for that build: a list page after a change, a guide after an edit', async () => {
     const g = await makePublishedGuide(t, author, 2, { title: 'Waited for' });
