@@ -14,7 +14,8 @@
 //
 // PostgreSQL: once per statement, noted for the commit like every stamp (cache_stamp_later,
 // 2026_11_25_0720). guides has the commit's flush trigger since 0720 (the 'guides' stamp
-// watches it); guide_steps gets one of its own name, so that `down` takes only its own.
+// watches it); guide_steps, which had none, gets one (`cache_stamps_flush`, by that name, so
+// that 0720's `down` finds it, as 0400's).
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../helpers.js';
 
@@ -41,7 +42,7 @@ $fn$`).execute(db);
       const on = events(w).map(([event]) => event).join(' or ');
       await sql.raw(`create trigger guide_reach_${w.table} after ${on} on ${w.table} for each statement execute function guide_reach_bump()`).execute(db);
     }
-    await sql.raw(`create constraint trigger guide_reach_flush after ${events(WATCHED[1]).map(([event]) => event).join(' or ')} on guide_steps deferrable initially deferred for each row execute function cache_stamps_flush()`).execute(db);
+    await sql.raw(`create constraint trigger cache_stamps_flush after ${events(WATCHED[1]).map(([event]) => event).join(' or ')} on guide_steps deferrable initially deferred for each row execute function cache_stamps_flush()`).execute(db);
     return;
   }
   for (const w of WATCHED) {
@@ -52,7 +53,7 @@ $fn$`).execute(db);
 export async function down(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
     for (const w of WATCHED) await sql.raw(`drop trigger if exists guide_reach_${w.table} on ${w.table}`).execute(db);
-    await sql.raw('drop trigger if exists guide_reach_flush on guide_steps').execute(db);
+    await sql.raw('drop trigger if exists cache_stamps_flush on guide_steps').execute(db);
     await sql`drop function if exists guide_reach_bump()`.execute(db);
   } else {
     for (const w of WATCHED) for (const [, suffix] of events(w)) await sql.raw(`drop trigger if exists guide_reach_${w.table}_${suffix}`).execute(db);

@@ -8,6 +8,7 @@ import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../he
 import { makeGuide, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeComment, makeWiki } from '../../helpers/factories/wikis.js';
 import { answerCache, cacheStamp, cacheStamps } from '../../../src/areas/shared/byte-cache.js';
+import * as guideReachStamp from '../../../src/db/migrations/2026_11_27_2100_guide_reach_stamp.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -92,6 +93,33 @@ describe('GET /comments, kept through edits of guides\' texts', () => {
     // guide a reader reads (the comments themselves did not change).
     await sql`update guide_steps set langid = 'xx' where stepid = ${step.stepid}`.execute(t.db);
     expect(await stepComments()).not.toContain(onStep.commentid);
+  });
+});
+
+describe('migration 2026_11_27_2100_guide_reach_stamp', () => {
+  it('bumps guide_reach for what decides who reads a guide and not for its text; down takes the stamp and its triggers away, up puts them back', async () => {
+    const g = await makePublishedGuide(t, author, 1, { title: unique('Reach stamp guide ') });
+    const reach = async () => (await cacheStamps(t.db, 'guide_reach', 'guides'))[0];
+    const moved = async (change: () => Promise<unknown>) => {
+      const before = await reach();
+      await change();
+      return (await reach()) !== before;
+    };
+    expect(await moved(() => sql`update guides set summary = 'Text only.' where guideid = ${g.guideid}`.execute(t.db))).toBe(false);
+    expect(await moved(() => sql`update guide_steps set title = 'Text only.' where stepid = ${g.steps[0].stepid}`.execute(t.db))).toBe(false);
+    expect(await moved(() => sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db))).toBe(true);
+    expect(await moved(() => sql`update guides set deleted = 1 where guideid = ${g.guideid}`.execute(t.db))).toBe(true);
+    expect(await moved(() => sql`update guide_steps set langid = 'xx' where stepid = ${g.steps[0].stepid}`.execute(t.db))).toBe(true);
+
+    await guideReachStamp.down(t.db);
+    try {
+      expect(await reach()).toBe(-1);
+      await sql`update guides set public = 1, deleted = 0 where guideid = ${g.guideid}`.execute(t.db);
+    } finally {
+      await guideReachStamp.up(t.db);
+    }
+    expect(await moved(() => sql`update guides set public = 0 where guideid = ${g.guideid}`.execute(t.db))).toBe(true);
+    expect(await moved(() => sql`update guide_steps set langid = 'en' where stepid = ${g.steps[0].stepid}`.execute(t.db))).toBe(true);
   });
 });
 
