@@ -401,10 +401,11 @@ describe('the list cache', () => {
 
 describe('list pages kept through writes of guides they do not show', () => {
   it('an edit of another guide costs the kept page one check, and the same bytes and tag; what the page shows, and which guides it shows, change it at once', async () => {
-    const [a, b, hidden, other] = await Promise.all([
-      makePublishedGuide(t, author, 0, { title: 'Listed first' }), makePublishedGuide(t, author, 0, { title: 'Listed second' }),
-      makeGuide(t, author, { title: 'Not listed yet' }), makePublishedGuide(t, author, 0, { title: 'Never listed' }),
-    ]);
+    // One after another: the page is in guideid order.
+    const a = await makePublishedGuide(t, author, 0, { title: 'Listed first' });
+    const b = await makePublishedGuide(t, author, 0, { title: 'Listed second' });
+    const hidden = await makeGuide(t, author, { title: 'Not listed yet' });
+    const other = await makePublishedGuide(t, author, 0, { title: 'Never listed' });
     const path = `/guides?guideids=${a.guideid},${b.guideid},${hidden.guideid}`;
     const page = async () => {
       const res = await t.get(path);
@@ -469,6 +470,10 @@ describe('the stamps of the guides that require a guide', () => {
 
 describe('concurrent misses', () => {
   const queriesOf = async (run: () => Promise<unknown>): Promise<number> => (await statementsOf(run)).length;
+  // A list page's statements but its check (its rows' columns, no owners joined): a reader
+  // that comes after the first reader's check ended reads it again; the build is shared.
+  const buildStatementsOf = async (run: () => Promise<unknown>): Promise<number> =>
+    (await statementsOf(run)).filter((q) => !(/"cache_stamp"/.test(q) && !/"users"/.test(q))).length;
 
   it('readers who miss what another is building wait for that build: a list page after a change, a guide after an edit', async () => {
     const g = await makePublishedGuide(t, author, 2, { title: 'Waited for' });
@@ -477,10 +482,10 @@ describe('concurrent misses', () => {
     await t.get(path);
     // Kept, then changed: a reader checks the kept page and builds it again.
     await rename('Waited for, once');
-    const alone = await queriesOf(() => t.get(path));
+    const alone = await buildStatementsOf(() => t.get(path));
     await rename('Waited for, by six');
     let pages: Array<{ statusCode: number; body: string }> = [];
-    const six = await queriesOf(async () => { pages = await Promise.all(Array.from({ length: 6 }, () => t.get(path))); });
+    const six = await buildStatementsOf(async () => { pages = await Promise.all(Array.from({ length: 6 }, () => t.get(path))); });
     expect(six).toBe(alone);
     expect(pages.map((p) => p.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(pages.map((p) => p.body)).size).toBe(1);
