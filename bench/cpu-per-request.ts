@@ -39,8 +39,14 @@ if (values.body !== undefined) headers['content-type'] = 'application/json';
 
 /** User and system CPU time of a process so far, in clock ticks (100 per second on Linux). */
 function cpuTicks(pid: number): number {
+  const [user, system] = cpuTicksSplit(pid);
+  return user + system;
+}
+
+/** The same, user and system apart: the system part is the kernel's (the socket's reads and writes). */
+function cpuTicksSplit(pid: number): [number, number] {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return [Number(fields[11]), Number(fields[12])];
 }
 
 /** CPU ticks of every `postgres` process (the server's backends among them); 0 without any. */
@@ -59,10 +65,16 @@ const load = (o: Options) => new Promise<Result>((resolve, reject) => autocannon
 /** µs of the process's CPU per request, after a warm-up of 5 000. */
 async function measure(url: string, pid: number, request: Pick<Options, 'method' | 'body'> = {}) {
   await load({ url, connections: 8, amount: 5000, headers, ...request });
-  const [before, pgBefore] = [cpuTicks(pid), postgresTicks()];
+  const [before, pgBefore] = [cpuTicksSplit(pid), postgresTicks()];
   const r = await load({ url, connections: 8, amount: requests, headers, ...request });
   if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} answers not 2xx, ${r.errors} errors`);
-  return { server: ((cpuTicks(pid) - before) * 10_000) / requests, postgres: ((postgresTicks() - pgBefore) * 10_000) / requests };
+  const after = cpuTicksSplit(pid);
+  const perRequest = (ticks: number) => (ticks * 10_000) / requests;
+  return {
+    server: perRequest(after[0] - before[0] + after[1] - before[1]),
+    system: perRequest(after[1] - before[1]),
+    postgres: perRequest(postgresTicks() - pgBefore),
+  };
 }
 
 const pgNote = (us: number) => (us ? ` (PostgreSQL ${us.toFixed(1)} µs)` : '');
@@ -78,9 +90,9 @@ async function compareRead(server: Awaited<ReturnType<typeof startServer>>, dir:
   const port = await freePort();
   const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(port), join(dir, 'samples.json')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => baseline.stdout!.once('data', resolve));
-  const base = (await measure(`http://127.0.0.1:${port}/b/s/x`, baseline.pid!)).server;
+  const base = await measure(`http://127.0.0.1:${port}/b/s/x`, baseline.pid!);
   baseline.kill();
-  console.log(`server ${ours.server.toFixed(1)} µs of CPU per request${pgNote(ours.postgres)}, baseline ${base.toFixed(1)} µs: ${Math.round((100 * base) / ours.server)} %`);
+  console.log(`server ${ours.server.toFixed(1)} µs of CPU per request (${ours.system.toFixed(1)} in the kernel)${pgNote(ours.postgres)}, baseline ${base.server.toFixed(1)} µs (${base.system.toFixed(1)} in the kernel): ${Math.round((100 * base.server) / ours.server)} %`);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-cpu-'));
