@@ -6,11 +6,16 @@
 //  - The triggers bump stamps at COMMIT (2026_11_25_0720_stamps_at_commit): a write holds
 //    the rows for its commit alone, so another writer does not wait through its whole
 //    transaction; the new stamps still become visible with the data, and only then.
+//  - The rows are in shards, one per group of connections, and `cache_stamps` is a view of
+//    their sums (2026_11_28_0100_stamp_shards): a commit does not wait for another
+//    connection's commit to reach the disk unless both are on one shard.
 // SQLite writes one transaction at a time: nothing to test there.
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import * as stampsAtCommit from '../../src/db/migrations/2026_11_25_0720_stamps_at_commit.js';
+import * as stampShards from '../../src/db/migrations/2026_11_28_0100_stamp_shards.js';
 import { appForFile } from '../helpers/app.js';
 import { makeUser, type TestUser } from '../helpers/factories.js';
 import { makePublishedGuide } from '../helpers/factories/guides.js';
@@ -127,6 +132,8 @@ describe.skipIf(!PG)('the migration that moves bumps to commit', () => {
   const flushTriggers = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname = 'cache_stamps_flush'`.execute(t.db)).rows[0].n;
 
   it('down writes every trigger function back as it was; up again gives the same functions', async () => {
+    // The shards' migration, later, rewrote the flush: taken back first, made again last.
+    await stampShards.down(t.db);
     const up = await bodies();
     expect(up.filter((f) => f.prosrc.includes('perform cache_stamp_later(')).length).toBeGreaterThan(20);
     expect(await flushTriggers()).toBeGreaterThan(10);
@@ -137,5 +144,80 @@ describe.skipIf(!PG)('the migration that moves bumps to commit', () => {
     expect(await flushTriggers()).toBe(0);
     await stampsAtCommit.up(t.db);
     expect(await bodies()).toEqual(up);
+    await stampShards.up(t.db);
+  });
+});
+
+/** A connection of its own to the test's database, and the shard its commits bump. */
+async function connection() {
+  const client = new pg.Client({ connectionString: t.config.databaseUrl });
+  await client.connect();
+  const { rows } = await client.query<{ shard: number }>('select 1 + pg_backend_pid() % 8 as shard');
+  return { client, shard: rows[0].shard };
+}
+
+describe.skipIf(!PG)('stamps in shards', () => {
+  it('a commit does not wait for another connection\'s commit that holds its own shard\'s rows; both count', async () => {
+    const before = await stamps();
+    const first = await connection();
+    const others: pg.Client[] = [];
+    let second = await connection();
+    while (second.shard === first.shard) {
+      others.push(second.client);
+      second = await connection();
+    }
+    try {
+      // The first bumps 'comments' and 'search' (a user's row) and runs its commit's flush
+      // now: it holds its shard's rows of both stamps until it commits.
+      await first.client.query('begin');
+      await first.client.query('update users set reputation = reputation + 1 where userid = $1', [other.userid]);
+      await first.client.query('set constraints all immediate');
+      // The second bumps the same stamps and commits while the first is open (before the
+      // shards, it waited on the rows the first held).
+      let committed = false;
+      const write = (async () => {
+        await second.client.query('begin');
+        await second.client.query('update users set reputation = reputation + 1 where userid = $1', [reader.userid]);
+        await second.client.query('commit');
+        committed = true;
+      })();
+      await untilWaitingOr(() => committed);
+      expect(committed).toBe(true);
+      await write;
+      expect(await stamps()).toEqual({ comments: before.comments + 1, search: before.search + 1 });
+      await first.client.query('commit');
+      expect(await stamps()).toEqual({ comments: before.comments + 2, search: before.search + 2 });
+    } finally {
+      await Promise.all([first.client, second.client, ...others].map((c) => c.end()));
+    }
+    const shards = await sql<{ shard: number }>`select shard from cache_stamp_shards where key = 'comments' order by shard`.execute(t.db);
+    expect(shards.rows.map((r) => r.shard)).toEqual(expect.arrayContaining([first.shard, second.shard]));
+  });
+
+  it('a stamp read is the sum of its shards; written through the view, it moves as written', async () => {
+    const before = await stamps();
+    await Promise.all(Array.from({ length: 6 }, (_, i) => t.post(`/comments/guide/${guideid}`, { token: reader.token, body: { text: `Comment ${i} among concurrent ones.` } })));
+    const after = await stamps();
+    expect(after.comments).toBe(before.comments + 6);
+    const sum = await sql<{ total: number }>`select sum(stamp)::int as total from cache_stamp_shards where key = 'comments'`.execute(t.db);
+    expect(sum.rows[0].total).toBe(after.comments);
+    await bump(t.db, 'comments');
+    await t.db.updateTable('cache_stamps').set({ stamp: after.comments + 10 }).where('key', '=', 'search').execute();
+    expect(await stamps()).toEqual({ comments: after.comments + 1, search: after.comments + 10 });
+  });
+
+  it('down puts each stamp\'s sum back into one row of a table; up spreads them again', async () => {
+    const before = await stamps();
+    await stampShards.down(t.db);
+    try {
+      const kind = await sql<{ relkind: string }>`select relkind from pg_class where relname = 'cache_stamps'`.execute(t.db);
+      expect(kind.rows[0].relkind).toBe('r');
+      expect(await stamps()).toEqual(before);
+    } finally {
+      await stampShards.up(t.db);
+    }
+    expect(await stamps()).toEqual(before);
+    await t.post(`/comments/guide/${guideid}`, { token: reader.token, body: { text: 'After the shards came back.' } });
+    expect((await stamps()).comments).toBe(before.comments + 1);
   });
 });
