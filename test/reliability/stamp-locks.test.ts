@@ -157,8 +157,11 @@ async function connection() {
 }
 
 describe.skipIf(!PG)('stamps in shards', () => {
-  it('a commit does not wait for another connection\'s commit that holds its own shard\'s rows; both count', async () => {
+  const shardRows = async () => new Map((await sql<{ shard: number; stamp: number }>`select shard, stamp from cache_stamp_shards where key = 'comments'`.execute(t.db)).rows.map((r) => [r.shard, r.stamp]));
+
+  it('a commit does not wait for another connection\'s commit that holds its own shard\'s rows; each bumps its own shard', async () => {
     const before = await stamps();
+    const rowsBefore = await shardRows();
     const first = await connection();
     const others: pg.Client[] = [];
     let second = await connection();
@@ -190,8 +193,11 @@ describe.skipIf(!PG)('stamps in shards', () => {
     } finally {
       await Promise.all([first.client, second.client, ...others].map((c) => c.end()));
     }
-    const shards = await sql<{ shard: number }>`select shard from cache_stamp_shards where key = 'comments' order by shard`.execute(t.db);
-    expect(shards.rows.map((r) => r.shard)).toEqual(expect.arrayContaining([first.shard, second.shard]));
+    const rowsAfter = await shardRows();
+    // Every shard's row was there before (a write adds none); the two writers' moved by one each.
+    expect([...rowsAfter.keys()].sort()).toEqual([...rowsBefore.keys()].sort());
+    expect(rowsBefore.size).toBe(9);
+    for (const [shard, stamp] of rowsAfter) expect(stamp - rowsBefore.get(shard)!, `shard ${shard}`).toBe(shard === first.shard || shard === second.shard ? 1 : 0);
   });
 
   it('a stamp read is the sum of its shards; written through the view, it moves as written', async () => {
@@ -204,6 +210,12 @@ describe.skipIf(!PG)('stamps in shards', () => {
     await bump(t.db, 'comments');
     await t.db.updateTable('cache_stamps').set({ stamp: after.comments + 10 }).where('key', '=', 'search').execute();
     expect(await stamps()).toEqual({ comments: after.comments + 1, search: after.comments + 10 });
+    // A stamp made through the view has every shard's row, the value in shard 0; removed, none.
+    await t.db.insertInto('cache_stamps').values({ key: 'probe', stamp: 5 }).execute();
+    const probe = await sql<{ shard: number; stamp: number }>`select shard, stamp from cache_stamp_shards where key = 'probe' order by shard`.execute(t.db);
+    expect(probe.rows).toEqual(Array.from({ length: 9 }, (_, shard) => ({ shard, stamp: shard === 0 ? 5 : 0 })));
+    await t.db.deleteFrom('cache_stamps').where('key', '=', 'probe').execute();
+    expect((await sql<{ n: number }>`select count(*)::int as n from cache_stamp_shards where key = 'probe'`.execute(t.db)).rows[0].n).toBe(0);
   });
 
   it('down puts each stamp\'s sum back into one row of a table; up spreads them again', async () => {

@@ -13,8 +13,9 @@
 // a stamp still moves when, and only when, a write that bumps it commits: a sum of
 // counters that only grow cannot come back to a value it had. The commit's flush
 // (`cache_stamps_flush`, 0720) bumps the rows of its connection's shard (1 + the backend's
-// pid modulo 8), made on first use, in key order, so that two writers on one shard take
-// them in the same order and never deadlock. Shard 0 holds what the table held, and the
+// pid modulo 8) in key order, so that two writers on one shard take them in the same order
+// and never deadlock. Every stamp has all its shards' rows from the start (a write adds no
+// row: the tables' row counts stay what the requests made). Shard 0 holds what the table held, and the
 // view's writes (a test or an operator's `update cache_stamps ...`: no trigger writes the
 // table directly since 0720) go there through INSTEAD OF triggers, each write taking every
 // shard-0 row in key order first, the rule of 0710 (whose trigger on the table is dropped:
@@ -49,11 +50,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table cache_stamp_shards add column shard integer not null default 0`.execute(db);
   await sql`alter table cache_stamp_shards drop constraint cache_stamps_pkey`.execute(db);
   await sql`alter table cache_stamp_shards add constraint cache_stamp_shards_pkey primary key (key, shard)`.execute(db);
+  await sql`insert into cache_stamp_shards (key, shard, stamp) select key, s, 0 from cache_stamp_shards, generate_series(1, ${sql.lit(SHARDS)}) as s`.execute(db);
   await sql`create view cache_stamps as select key, sum(stamp)::integer as stamp from cache_stamp_shards group by key`.execute(db);
-  await sql`create function cache_stamps_write() returns trigger language plpgsql as $fn$
+  await sql.raw(`create function cache_stamps_write() returns trigger language plpgsql as $fn$
 begin
   if tg_op = 'INSERT' then
-    insert into cache_stamp_shards (key, shard, stamp) values (NEW.key, 0, NEW.stamp);
+    insert into cache_stamp_shards (key, shard, stamp) select NEW.key, s, case when s = 0 then NEW.stamp else 0 end from generate_series(0, ${SHARDS}) as s;
     return NEW;
   end if;
   if tg_op = 'DELETE' then
@@ -67,7 +69,7 @@ begin
   update cache_stamp_shards set stamp = stamp + (NEW.stamp - OLD.stamp) where key = OLD.key and shard = 0;
   return NEW;
 end
-$fn$`.execute(db);
+$fn$`).execute(db);
   // Reads NEW and OLD: planned once per connection, as 0800 sets for every such function.
   await sql`alter function cache_stamps_write() set plan_cache_mode = force_generic_plan`.execute(db);
   await sql`create trigger cache_stamps_write instead of insert or update or delete on cache_stamps for each row execute function cache_stamps_write()`.execute(db);
@@ -77,6 +79,8 @@ declare
 begin
   if pending <> '' then
     perform set_config('cache_stamps.pending', '', true);
+    -- An upsert, whose rows are taken in the order given (an UPDATE takes them in the order
+    -- its plan finds them); a key with no row (none is noted that has none) gets one.
     insert into cache_stamp_shards as s (key, shard, stamp)
       select k, 1 + pg_backend_pid() % ${SHARDS}, 1 from unnest(string_to_array(trim(both ',' from pending), ',')) as k order by k
       on conflict (key, shard) do update set stamp = s.stamp + 1;
