@@ -10,6 +10,7 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
 import { BASE_PATH } from './http/base-path.js';
 
@@ -52,6 +53,7 @@ async function serve(config: Config, prepared: boolean) {
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   if (!prepared) await seedDemo(config, handle);
+  const stampUpkeep = handle.dialect === 'postgres' ? startStampUpkeep(handle.db, (err) => app.log.warn({ err }, 'the stamps table\'s upkeep failed')) : undefined;
 
   // Under a supervisor, a terminal's Ctrl-C reaches every process of the group and the
   // supervisor passes it on as SIGTERM: one signal, one graceful shutdown (a second would
@@ -61,6 +63,7 @@ async function serve(config: Config, prepared: boolean) {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
+    await stampUpkeep?.stop();
     // Only after every plugin's onClose hook: those may still write (buffered view history).
     // A root onClose hook added here would run before them (hooks run last-added first).
     await handle.destroy();
