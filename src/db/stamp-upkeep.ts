@@ -9,7 +9,7 @@
 // page, the hierarchy) scans all of it: 91 pages after 7 000 comments written beside one
 // 25-second transaction on the 1 000-guide bench database, where 7 did before.
 //
-// So each server process looks at the table's size now and then; past MAX_PAGES it runs a
+// So each server process looks at the table's size when it starts and now and then; past MAX_PAGES it runs a
 // plain VACUUM first, and if that left no dead row it could not remove (no old
 // transaction holds them any more), rewrites the table (VACUUM FULL: a few dozen rows,
 // about a millisecond). The rewrite takes the table's exclusive lock, so it waits at most
@@ -65,12 +65,13 @@ export async function keepStampTableSmall(db: Kysely<Database>, maxPages = MAX_P
   });
 }
 
-/** Looks every `intervalMs` in the background until stopped (stop awaits a look under way); a failed look is reported and the next one goes on. */
+/** Looks now and every `intervalMs` in the background until stopped (stop awaits a look under way); a failed look is reported and the next one goes on. */
 export function startStampUpkeep(db: Kysely<Database>, onError: (err: unknown) => void, intervalMs = UPKEEP_INTERVAL_MS): { stop(): Promise<void> } {
   let current: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    current ??= keepStampTableSmall(db).then(() => undefined, onError).finally(() => { current = null; });
-  }, intervalMs);
+  const look = () => { current ??= keepStampTableSmall(db).then(() => undefined, onError).finally(() => { current = null; }); };
+  // A first look at once: a process started after a seeding or a restore finds the table as they left it.
+  look();
+  const timer = setInterval(look, intervalMs);
   timer.unref();
   return { stop: async () => { clearInterval(timer); await current; } };
 }

@@ -101,7 +101,7 @@ describe.skipIf(!PG)('the cache stamps\' table, kept small', () => {
     expect(await stamps()).toEqual(before);
   });
 
-  it('is looked at in the background by the server\'s processes until stopped', async () => {
+  it('is looked at by each server process when it starts and then in the background, until stopped', async () => {
     const before = await grownTable();
     const errors: unknown[] = [];
     const upkeep = startStampUpkeep(t.db, (err) => errors.push(err), 5);
