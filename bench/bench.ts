@@ -12,11 +12,11 @@
 // Speed is measured here, never in a timed test: the targets are reported, not enforced
 // (the exit code is non-zero only when a valid request failed).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import autocannon, { type Request as LoadRequest } from 'autocannon';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
@@ -376,6 +376,39 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
 
 // ------------------------------------------------------------------ the run
 
+/**
+ * The statement times of the server's measured windows (--statements): the server runs
+ * with bench/lib/statement-times.mjs preloaded, which writes what it counted since the
+ * last signal at each SIGWINCH; `mark` sends one and waits for the file.
+ */
+class StatementTimes {
+  private dumps = 0;
+  readonly env: Record<string, string>;
+  readonly nodeArgs: string[];
+  constructor(private readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.env = { STATEMENT_TIMES_DIR: dir };
+    this.nodeArgs = ['--import', pathToFileURL(join(REPO_ROOT, 'bench/lib/statement-times.mjs')).href];
+  }
+
+  /** Ends the server's current window (kept as DIR/<name>.txt when named) and starts the next. */
+  async mark(pid: number, name?: string) {
+    const file = join(this.dir, `statements-${++this.dumps}.txt`);
+    process.kill(pid, 'SIGWINCH');
+    for (let waited = 0; ; waited += 10) {
+      try {
+        statSync(file);
+        break;
+      } catch {
+        if (waited > 10_000) throw new Error(`--statements: the server wrote no ${file}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    if (name) renameSync(file, join(this.dir, `${name}.txt`));
+    else rmSync(file);
+  }
+}
+
 /** Reads each path once, `parallel` at a time (the hot set, before it is measured); `onAnswer` sees each answer. */
 async function prewarm(url: string, paths: string[], parallel: number, onAnswer?: (path: string, res: Response) => void) {
   const queue = [...paths];
@@ -474,13 +507,15 @@ async function main() {
       'no-build': { type: 'boolean', default: false },
       'no-baseline': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      statements: { type: 'string' },
       // Default: 2 server processes for the second part when the machine has 2 cores or more.
       processes: { type: 'string', default: String(cpus().length >= 2 ? 2 : 0) },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--processes N]\n` +
+    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--statements dir] [--processes N]\n` +
+      '--statements DIR (SQLite): the time of each SQL statement the server ran in each measured window, into DIR/<scenario>.txt (bench/lib/statement-times.mjs).\n' +
       `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
       'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
     return;
@@ -494,6 +529,8 @@ async function main() {
   const only = values.only?.split(',').map((s) => s.trim());
   const processes = Number(values.processes);
   if (!Number.isInteger(processes) || processes < 0) throw new Error(`--processes: a whole number (0 or 1: none), not ${values.processes}`);
+  const statementsDir = values.statements;
+  if (statementsDir !== undefined && dialectOf(databaseUrl) !== 'sqlite') throw new Error('--statements times SQLite\'s statements (on PostgreSQL, its log does: log_min_duration_statement)');
 
   if (!values['no-build']) {
     console.log('building (npm run build)...');
@@ -511,7 +548,11 @@ async function main() {
   const failures: string[] = [];
   try {
     const serverEnv = { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' };
-    server = await startServer({ databaseUrl, dataDir: dir, built: true, env: serverEnv, nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
+    const statementTimes = statementsDir === undefined ? undefined : new StatementTimes(statementsDir);
+    server = await startServer({
+      databaseUrl, dataDir: dir, built: true, env: { ...serverEnv, ...statementTimes?.env },
+      nodeArgs: [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...(statementTimes?.nodeArgs ?? [])],
+    });
     const token = await login(server.url);
     const tags: Tags = new Map();
     const all = scenarios(pool, token, offset, tags);
@@ -553,7 +594,9 @@ async function main() {
       // The tags are taken just before the measure, from the answers of this server.
       if (s.conditional) await collectTags(srv.url, pool, tags, connections);
       if (warmup) await drive(srv.url, s.requests(), warmup, c, { ok: s.ok });
+      if (n === 1 && statementTimes) await statementTimes.mark(srv.proc.pid!);
       const m = await drive(srv.url, s.requests(), duration, c, { pid: srv.proc.pid, tree: n > 1, ok: s.ok });
+      if (n === 1 && statementTimes) await statementTimes.mark(srv.proc.pid!, s.name);
       const result: ScenarioResult = n > 1
         ? { name: `${s.name}-x${n}`, request: `${s.request} ×${n} processes`, kind: s.kind, write: s.write === true, connections: c, processes: n, ...m }
         : { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, processes: 1, ...m };
