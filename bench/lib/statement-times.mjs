@@ -3,9 +3,11 @@
 // the server's only thread, so these times are the event loop's: the split of a mixed load
 // by statement that a CPU profile cannot give (Kysely's statements all show as one
 // function there). Each SIGWINCH (a signal Node and close-with-grace leave alone) writes
-// what was counted since the previous one to DIR/statements-N.txt (N from 1), slowest
-// total first, and starts counting again; the bench sends one before each measured
-// window and one after it. Plain JavaScript: loaded with `node --import`, before the app.
+// what was counted since the previous one to DIR/statements-N.txt (N from 1): each
+// statement's runs, their total and their longest (what stalls every other request),
+// slowest total first; and starts counting again. The bench sends one before each
+// measured window and one after it. Plain JavaScript: loaded with `node --import`, before
+// the app.
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -16,7 +18,7 @@ if (dir) {
   const probe = new Database(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1'));
   probe.close();
-  /** SQL text (whitespace folded) → [runs, nanoseconds]. */
+  /** SQL text (whitespace folded) → [runs, nanoseconds, the longest run's nanoseconds]. */
   let stats = new Map();
   let since = process.hrtime.bigint();
   let dumps = 0;
@@ -30,7 +32,7 @@ if (dir) {
         const ns = Number(process.hrtime.bigint() - t0);
         const sql = this.source.replace(/\s+/g, ' ').trim();
         const s = stats.get(sql);
-        if (s) { s[0]++; s[1] += ns; } else stats.set(sql, [1, ns]);
+        if (s) { s[0]++; s[1] += ns; if (ns > s[2]) s[2] = ns; } else stats.set(sql, [1, ns, ns]);
       }
     };
   }
@@ -38,11 +40,11 @@ if (dir) {
     const windowMs = Number(process.hrtime.bigint() - since) / 1e6;
     const rows = [...stats].sort((a, b) => b[1][1] - a[1][1]);
     const totalMs = rows.reduce((sum, [, [, ns]]) => sum + ns, 0) / 1e6;
-    const lines = rows.map(([sql, [n, ns]]) => `${(ns / 1e6).toFixed(1).padStart(9)} ms ${String(n).padStart(8)} × ${(ns / n / 1e3).toFixed(1).padStart(8)} µs  ${(100 * ns / 1e6 / windowMs).toFixed(1).padStart(5)} %  ${sql}`);
+    const lines = rows.map(([sql, [n, ns, max]]) => `${(ns / 1e6).toFixed(1).padStart(9)} ms ${String(n).padStart(8)} × ${(ns / n / 1e3).toFixed(1).padStart(8)} µs ${(max / 1e3).toFixed(0).padStart(8)} µs  ${(100 * ns / 1e6 / windowMs).toFixed(1).padStart(5)} %  ${sql}`);
     const file = join(dir, `statements-${++dumps}.txt`);
     // Written whole, then renamed: the bench waits for the name.
     writeFileSync(`${file}.part`, `window ${windowMs.toFixed(0)} ms; statements ${totalMs.toFixed(0)} ms (${(100 * totalMs / windowMs).toFixed(1)} %)\n` +
-      '  total ms     runs      each   of window  statement\n' + lines.join('\n') + '\n');
+      '  total ms     runs      each  longest  of window  statement\n' + lines.join('\n') + '\n');
     renameSync(`${file}.part`, file);
     stats = new Map();
     since = process.hrtime.bigint();
