@@ -3,7 +3,8 @@
 // Checked on the server itself (pg_prepared_statements), through a handle of one
 // connection so that every query meets the same session.
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { appForFile } from '../helpers/app.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { statementName } from '../../src/db/pg-statements.js';
@@ -35,6 +36,39 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     expect(name).toMatch(/^kysely_\d+$/);
     const rows = (await prepared_statements()).filter((r) => r.statement === text);
     expect(rows).toEqual([{ name, statement: text, runs: 8 }]);
+  });
+
+  it('asks PostgreSQL to describe a named statement\'s result once per connection, and reads every later result with those columns', async () => {
+    await sql`create table described_probe (id integer primary key, a text, n bigint, at double precision)`.execute(db);
+    await sql`insert into described_probe values (1, 'one', 10, 1.5), (2, null, null, null)`.execute(db);
+    const read = (id: number) => sql<Record<string, unknown>>`select * from described_probe where id = ${id}`.execute(db);
+    // pg's Describe message, as the connection sends it (DescribedOnce skips it by shadowing it for a run).
+    const describes = vi.spyOn((pg as unknown as { Connection: { prototype: { describe(): void } } }).Connection.prototype, 'describe');
+    try {
+      expect((await read(1)).rows).toEqual([{ id: 1, a: 'one', n: 10, at: 1.5 }]);
+      expect(describes).toHaveBeenCalledTimes(1);
+      // Then no Describe: the same columns, their parsers included (bigint as a number, nulls, no row).
+      expect((await read(2)).rows).toEqual([{ id: 2, a: null, n: null, at: null }]);
+      expect((await read(3)).rows).toEqual([]);
+      expect((await read(1)).rows).toEqual([{ id: 1, a: 'one', n: 10, at: 1.5 }]);
+      expect(describes).toHaveBeenCalledTimes(1);
+      // A prepared lookup (pool.query) the same way.
+      const lookup = prepared<{ id: number }, Record<string, unknown>>('described_probe_lookup', (q, arg) =>
+        (q as unknown as Kysely<any>).selectFrom('described_probe').select(['id', 'a']).where('id', '=', arg('id')));
+      expect(await lookup(db, { id: 1 })).toEqual([{ id: 1, a: 'one' }]);
+      expect(await lookup(db, { id: 2 })).toEqual([{ id: 2, a: null }]);
+      expect(await lookup(db, { id: 9 })).toEqual([]);
+      expect(describes).toHaveBeenCalledTimes(2);
+      // A write: its RETURNING row and its count, the second run with the first's columns.
+      const updated = await sql<{ id: number }>`update described_probe set a = ${'uno'} where id = ${1} returning id, a`.execute(db);
+      expect(updated.rows).toEqual([{ id: 1, a: 'uno' }]);
+      const again = await sql<{ id: number }>`update described_probe set a = ${'one'} where id = ${1} returning id, a`.execute(db);
+      expect(again.rows).toEqual([{ id: 1, a: 'one' }]);
+      expect(Number(again.numAffectedRows)).toBe(1);
+      expect(describes).toHaveBeenCalledTimes(3);
+    } finally {
+      describes.mockRestore();
+    }
   });
 
   it('leaves statements without parameters unnamed (begin, commit, a migration\'s DDL)', async () => {
