@@ -9,10 +9,10 @@
 // page, the hierarchy) scans all of it: 91 pages after 7 000 comments written beside one
 // 25-second transaction on the 1 000-guide bench database, where 7 did before.
 //
-// So each server process looks at the table's size when it starts and now and then; past MAX_PAGES it runs a
-// plain VACUUM first, and if that left no dead row it could not remove (no old
-// transaction holds them any more), rewrites the table (VACUUM FULL: a few dozen rows,
-// about a millisecond). The rewrite takes the table's exclusive lock, so it waits at most
+// So each server process looks at the table's size when it starts and now and then; past
+// MAX_PAGES it runs a plain VACUUM first, and if that left no dead row it could not remove
+// (no old transaction holds them any more), rewrites the table (VACUUM FULL: a few dozen
+// rows, about a millisecond). The rewrite takes the table's exclusive lock, so it waits at most
 // LOCK_TIMEOUT_MS for it and otherwise gives up until the next look; meanwhile requests
 // that read or bump the stamps wait behind it, at most that long, once. Several processes
 // may look at once: the second finds the table small.
