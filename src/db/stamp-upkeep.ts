@@ -38,14 +38,15 @@ export type StampUpkeep =
   /** The lock was not had within LOCK_TIMEOUT_MS; tried again later. */
   | { action: 'busy'; pages: number };
 
-const pagesOf = async (db: Kysely<Database>) => (await sql<{ pages: number }>`select (pg_relation_size('cache_stamp_shards') / current_setting('block_size')::int)::int as pages`.execute(db)).rows[0].pages;
+/** The table's size in pages. */
+export const stampTablePages = async (db: Kysely<Database>) => (await sql<{ pages: number }>`select (pg_relation_size('cache_stamp_shards') / current_setting('block_size')::int)::int as pages`.execute(db)).rows[0].pages;
 
 /** One look at the stamps' table (PostgreSQL only), compacting it when it has grown and can be. */
 export async function keepStampTableSmall(db: Kysely<Database>, maxPages = MAX_PAGES): Promise<StampUpkeep> {
-  const pages = await pagesOf(db);
+  const pages = await stampTablePages(db);
   if (pages <= maxPages) return { action: 'none', pages };
   await sql`vacuum cache_stamp_shards`.execute(db);
-  const vacuumed = await pagesOf(db);
+  const vacuumed = await stampTablePages(db);
   if (vacuumed <= maxPages) return { action: 'vacuumed', pages: vacuumed };
   // VACUUM leaves the count of dead rows it could not remove in the statistics it reports.
   const dead = (await sql<{ dead: number }>`select coalesce(n_dead_tup, 0)::int as dead from pg_stat_user_tables where relid = 'cache_stamp_shards'::regclass`.execute(db)).rows[0]?.dead ?? 0;
@@ -54,7 +55,7 @@ export async function keepStampTableSmall(db: Kysely<Database>, maxPages = MAX_P
     await sql.raw(`set lock_timeout = ${LOCK_TIMEOUT_MS}`).execute(conn);
     try {
       await sql`vacuum full cache_stamp_shards`.execute(conn);
-      return { action: 'compacted' as const, pages: await pagesOf(conn), before: vacuumed };
+      return { action: 'compacted' as const, pages: await stampTablePages(conn), before: vacuumed };
     } catch (err) {
       // 55P03: lock_not_available (the lock timeout).
       if ((err as { code?: string }).code === '55P03') return { action: 'busy' as const, pages: vacuumed };

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { keepStampTableSmall, LOCK_TIMEOUT_MS, MAX_PAGES, startStampUpkeep } from '../../src/db/stamp-upkeep.js';
+import { keepStampTableSmall, LOCK_TIMEOUT_MS, MAX_PAGES, stampTablePages, startStampUpkeep } from '../../src/db/stamp-upkeep.js';
 import { appForFile } from '../helpers/app.js';
 import { makeUser, type TestUser } from '../helpers/factories.js';
 import { makePublishedGuide } from '../helpers/factories/guides.js';
@@ -18,7 +18,7 @@ const t = appForFile({}, async (t) => {
   guideid = (await makePublishedGuide(t, await makeUser(t, { privileges: ['Author', 'User'] }), 1)).guideid;
 });
 
-const pages = async () => (await sql<{ pages: number }>`select (pg_relation_size('cache_stamp_shards') / current_setting('block_size')::int)::int as pages`.execute(t.db)).rows[0].pages;
+const pages = () => stampTablePages(t.db);
 const stamps = async () => Object.fromEntries((await t.db.selectFrom('cache_stamps').select(['key', 'stamp']).execute()).map((r) => [r.key, Number(r.stamp)]));
 
 /** A connection of its own, in a transaction that has read something (its snapshot keeps every row version written after it). */

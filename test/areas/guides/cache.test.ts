@@ -316,9 +316,9 @@ describe('an edit of a guide\'s fields', () => {
     expect(second).toMatchObject({ prerequisites: [pre.guideid], tags: ['kept-part'], steps: g.steps.map((s: { stepid: number }) => ({ stepid: s.stepid, revisionid: expect.any(Number) })) });
     // Publishing takes them too; the image of its steps stays. The parts are kept under the
     // stamp the edit committed: if anything else moved the guide's stamp since (it happened
-    // twice in CI on PostgreSQL, once even before a read of it right after the edit; source not
-    // found), reading them again is right. So the test asks the kept parts themselves whether they
-    // are kept at the stamp the guide has now.
+    // twice in CI on PostgreSQL, once even before a read of it right after the edit; source
+    // not found), reading them again is right. So the test asks the kept parts themselves
+    // whether they are kept at the stamp the guide has now.
     const stampBefore = (await cacheStampOf()).cache_stamp;
     const keptNow = keptParts(t.app).get({ guideid: g.guideid, langid: 'en', revisionid: res.json().revisionid, cache_stamp: stampBefore });
     sent = await queriesOf(async () => { res = await t.del(`/guides/${g.guideid}/public?revisionid=${res.json().revisionid}`, { token: author.token }); });
