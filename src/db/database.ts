@@ -143,7 +143,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** SQLite's page cache per connection, in KB (its memory counts in the server's: docs/ARCHITECTURE.md, "Memory"). */
-export const SQLITE_CACHE_KB = 16 * 1024;
+export const SQLITE_CACHE_KB = 8 * 1024;
 
 /**
  * better-sqlite3 with its prepared statements kept (an LRU of 500 by SQL text): Kysely
@@ -205,10 +205,11 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  // A 16 MB page cache (SQLite's default is 2 MB): the pages of the guides read often stay
-  // in memory instead of being read from the file on every lookup. 16 MB hold the guide
-  // rows of a hot set of 2 000 guides with room to spare; 32 MB (until 2026-11-24) only
-  // added to the server's peak memory (the file's pages stay in the system's cache anyway).
+  // An 8 MB page cache (SQLite's default is 2 MB): the pages of the guides read often stay
+  // in memory instead of being read from the file on every lookup. 8 MB hold the guide
+  // rows of a hot set of 2 000 guides (whose heads are kept in JS besides: guides.queries.ts);
+  // 32 MB (until 2026-11-24) and 16 MB (until 2026-11-28) only added to the server's peak
+  // memory, the cold reads filling them (the file's pages stay in the system's cache anyway).
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KB}`);
   // Several server processes (or a benchmark seeding beside a server) may share a file.
   sqlite.pragma('busy_timeout = 10000');

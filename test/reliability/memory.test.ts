@@ -73,7 +73,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("SQLite's page cache", (
     try {
       const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(handle.db);
       expect(rows[0].cache_size).toBe(-SQLITE_CACHE_KB);
-      expect(SQLITE_CACHE_KB).toBe(16 * 1024);
+      expect(SQLITE_CACHE_KB).toBe(8 * 1024);
     } finally {
       await handle.destroy();
     }

@@ -181,7 +181,8 @@ describe('WEB_CONCURRENCY', () => {
       for (const pid of workers) {
         const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
         for (const flag of SERVER_NODE_FLAGS) expect(args).toContain(flag);
-        expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(`MALLOC_ARENA_MAX=${SERVER_MALLOC_ENV.MALLOC_ARENA_MAX}`);
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        for (const [k, v] of Object.entries(SERVER_MALLOC_ENV)) expect(environ).toContain(`${k}=${v}`);
       }
     } finally {
       await server.stop();
