@@ -1,9 +1,11 @@
 // CORS for browser clients on other origins (CORS_ORIGINS: `*` or a list). The rules are
-// those of @fastify/cors with the options this server used: an allowed Origin is
-// reflected, every response says `Vary: Origin` and which headers a script may read, and a
-// preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered 204 before
-// any other hook, authentication included (a browser sends no credentials with it). What
-// does not depend on the request is computed once: @fastify/cors merged its options
+// those of @fastify/cors with the options this server used, but one: an allowed Origin is
+// reflected, every response says `Vary: Origin`, and a preflight (OPTIONS with Origin and
+// Access-Control-Request-Method) is answered 204 before any other hook, authentication
+// included (a browser sends no credentials with it). Which headers a script may read is
+// said only to a request whose Origin is allowed: a browser reads that header only on a
+// CORS answer (Fetch, "CORS check"), and every other caller paid a header line for it.
+// What does not depend on the request is computed once: @fastify/cors merged its options
 // object and parsed the Vary header on every request.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -12,11 +14,13 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, X-App-Id, Accept, X-Reques
 const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Allow, Deprecation, Location, ETag';
 const MAX_AGE_SECONDS = '600';
 
-/** The headers every response carries for CORS, whatever the request. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  vary: 'Origin',
-  'access-control-expose-headers': EXPOSED_HEADERS,
-});
+/** The header every response carries for CORS, whatever the request (caches keep answers apart by Origin). */
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({ vary: 'Origin' });
+
+/** What an answer to an allowed Origin carries besides: the origin reflected, and the headers its script may read. */
+export function allowedOriginHeaders(origin: string): Record<string, string> {
+  return { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED_HEADERS };
+}
 
 /** Whether a request's Origin may read the answer: any, or one of the configured origins. */
 export function originAllowed(origins: readonly string[] | '*'): (origin: string) => boolean {
@@ -31,7 +35,7 @@ export function originAllowed(origins: readonly string[] | '*'): (origin: string
  */
 export function applyCors(request: FastifyRequest, reply: FastifyReply, allows: (origin: string) => boolean): boolean {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== '' && allows(origin)) reply.header('access-control-allow-origin', origin);
+  if (origin !== undefined && origin !== '' && allows(origin)) reply.headers(allowedOriginHeaders(origin));
   if (request.raw.method !== 'OPTIONS') return false;
   if (!origin || !request.headers['access-control-request-method']) {
     reply.status(400).type('text/plain').send('Invalid Preflight Request');

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { applyCors, CORS_HEADERS, originAllowed, registerPreflightRoute } from './cors.js';
+import { allowedOriginHeaders, applyCors, CORS_HEADERS, originAllowed, registerPreflightRoute } from './cors.js';
 
 export const API_CSP_DIRECTIVES = {
   defaultSrc: ["'none'"],
@@ -98,7 +98,7 @@ export function routerErrorHeaders(corsOrigins: readonly string[] | '*'): (req: 
   return (req, res) => {
     for (const [name, value] of fixed) res.setHeader(name, value);
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== '' && allows(origin)) res.setHeader('access-control-allow-origin', origin);
+    if (origin !== undefined && origin !== '' && allows(origin)) for (const [name, value] of Object.entries(allowedOriginHeaders(origin))) res.setHeader(name, value);
   };
 }
 

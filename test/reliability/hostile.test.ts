@@ -620,8 +620,11 @@ describe('security headers and CORS', () => {
     try {
       const ok = await send('GET', `${BASE_PATH}/users`, { app: w, headers: { origin: 'https://allowed.example' } });
       expect(ok.headers['access-control-allow-origin']).toBe('https://allowed.example');
+      expect(String(ok.headers['access-control-expose-headers'])).toContain('ETag');
       const no = await send('GET', `${BASE_PATH}/users`, { app: w, headers: { origin: 'https://evil.example' } });
       expect(no.headers['access-control-allow-origin']).toBeUndefined();
+      expect(no.headers['access-control-expose-headers'], 'what a script may read is said to allowed origins only').toBeUndefined();
+      expect(no.headers.vary).toBe('Origin');
       const preNo = await send('OPTIONS', `${BASE_PATH}/users`, { app: w, headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
       expect(preNo.headers['access-control-allow-origin']).toBeUndefined();
     } finally {
