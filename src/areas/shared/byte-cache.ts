@@ -54,15 +54,17 @@ export class Builds<T> {
   }
 }
 
-/** Keys a cache remembers having been offered from below once (about 60 bytes each). */
+/** Keys a cache remembers having been offered from below and not kept (about 70 bytes each). */
 const DOORKEEPER_KEYS = 16_384;
+/** The offer from below that is kept: the third in a while (see `admitsFromBelow`). */
+export const ADMITTED_AT_OFFER = 3;
 
 /** An LRU map bounded by the total size of its buffers. */
 export class ByteLru {
   private map = new Map<string, Entry>();
   private size = 0;
-  /** Keys offered once from a lower level and not kept (`admitsFromBelow`), oldest first. */
-  private seenOnce = new Set<string>();
+  /** Keys offered from a lower level and not kept, with how many times (`admitsFromBelow`), oldest first. */
+  private offered = new Map<string, number>();
   hits = 0;
   misses = 0;
   /** Misses being built (keptOrBuilt, sendCachedAnswerUnder). */
@@ -116,15 +118,24 @@ export class ByteLru {
 
   /**
    * Whether bytes found in a lower level (stored records) under `key` are worth keeping:
-   * only the second time in a while. A read of any of 100 000 guides is rarely repeated
-   * soon; kept, each pushed a hot entry out and its 30 to 40 KB outlived the young
-   * generation, so that the collector ran full marks for bytes nobody read again (a
-   * tenth of a cold read's time). Bytes built here are always kept (they cost a build).
+   * only the third time in a while (the last DOORKEEPER_KEYS keys offered). A read of any of
+   * 100 000 guides is rarely repeated soon; kept, each pushed a hot entry out, and the
+   * entry pushed out held its 30 to 40 KB until the next full collection (kept entries
+   * outlive the young generation, and V8 counts the bytes of buffers allocated since the
+   * last full collection against the old generation's limit): the collector ran full marks
+   * for bytes nobody read again. Of uniform reads over 95 000 guides, the second offer in a
+   * while kept one in six by chance, the third keeps about one in seventy-five (BENCHMARKS.md,
+   * run of 2026-11-28 09:19). Bytes built here are always kept (they cost a build).
    */
   admitsFromBelow(key: string): boolean {
-    if (this.map.has(key) || this.seenOnce.delete(key)) return true;
-    this.seenOnce.add(key);
-    if (this.seenOnce.size > DOORKEEPER_KEYS) this.seenOnce.delete(this.seenOnce.values().next().value!);
+    if (this.map.has(key)) return true;
+    const offers = (this.offered.get(key) ?? 0) + 1;
+    if (offers >= ADMITTED_AT_OFFER) {
+      this.offered.delete(key);
+      return true;
+    }
+    this.offered.set(key, offers);
+    if (this.offered.size > DOORKEEPER_KEYS) this.offered.delete(this.offered.keys().next().value!);
     return false;
   }
 
@@ -137,7 +148,7 @@ export class ByteLru {
 
   clear() {
     this.map.clear();
-    this.seenOnce.clear();
+    this.offered.clear();
     this.size = 0;
   }
 

@@ -62,15 +62,14 @@ describe('stored guide records', () => {
     expect((await coldRead(g.guideid)).json().title).toBe('Read from the stored record');
     // ...and with ?pretty and as XML, from the same bytes.
     expect(JSON.parse((await coldRead(g.guideid, null, '?pretty')).body).title).toBe('Read from the stored record');
-    // A record read from the store is kept in the process cache the second time in a while
+    // A record read from the store is kept in the process cache the third time in a while
     // (ByteLru.admitsFromBelow): then the next read does not ask the database.
     guideCaches(t.app).guides.clear();
     const h = store.hits;
+    for (let i = 0; i < 3; i++) expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
+    expect(store.hits).toBe(h + 3);
     expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
-    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
-    expect(store.hits).toBe(h + 2);
-    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Read from the stored record');
-    expect(store.hits).toBe(h + 2);
+    expect(store.hits).toBe(h + 3);
   });
 
   it('concurrent reads that miss the process cache each get their own stored record (on PostgreSQL their reads of the store share queries), and a write shows at once', async () => {
@@ -274,8 +273,9 @@ describe('stored guide records', () => {
     await markStored(g.guideid, '', 'Young bytes');
     t.clock.advance(life - 1);
     expect((await coldRead(g.guideid)).json().title).toBe('Young bytes');
-    // Read from the store a second time, it is taken into this process's cache: served from
+    // Read from the store a third time, it is taken into this process's cache: served from
     // there for a TTL more.
+    expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Young bytes');
     expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Young bytes');
     t.clock.advance(guideCacheTtl - 1);
     expect((await t.get(`/guides/${g.guideid}`)).json().title).toBe('Young bytes');

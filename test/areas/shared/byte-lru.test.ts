@@ -27,13 +27,16 @@ describe('ByteLru', () => {
     expect(lru.get('once', 1, 0, 0)).toBeUndefined();
   });
 
-  it('admits bytes from a lower level the second time they are offered, or when it holds the key already', () => {
+  it('admits bytes from a lower level the third time they are offered, or when it holds the key already', () => {
     const lru = new ByteLru(1000, 60);
     expect(lru.admitsFromBelow('g1')).toBe(false);
     expect(lru.admitsFromBelow('g2')).toBe(false);
-    expect(lru.admitsFromBelow('g1')).toBe(true);
-    // Admitted once: the next offer starts over, unless the entry is there (a stale one).
     expect(lru.admitsFromBelow('g1')).toBe(false);
+    expect(lru.admitsFromBelow('g1')).toBe(true);
+    // Admitted once: the next offers start over, unless the entry is there (a stale one).
+    expect(lru.admitsFromBelow('g1')).toBe(false);
+    expect(lru.admitsFromBelow('g1')).toBe(false);
+    expect(lru.admitsFromBelow('g1')).toBe(true);
     lru.set('g3', 1, 0, 0, bytes(10));
     expect(lru.admitsFromBelow('g3')).toBe(true);
     // Cleared with the rest.
@@ -41,11 +44,15 @@ describe('ByteLru', () => {
     expect(lru.admitsFromBelow('g2')).toBe(false);
   });
 
-  it('remembers a bounded number of keys offered once, forgetting the oldest', () => {
+  it('remembers a bounded number of keys offered, forgetting the oldest', () => {
     const lru = new ByteLru(1000, 60);
     for (let i = 0; i <= 16_384; i++) expect(lru.admitsFromBelow(`k${i}`)).toBe(false);
-    // k0 was pushed out by the 16 385th key; k1 is still remembered.
+    // k0 was pushed out by the 16 385th key: its offers count from one again.
     expect(lru.admitsFromBelow('k0')).toBe(false);
+    expect(lru.admitsFromBelow('k0')).toBe(false);
+    expect(lru.admitsFromBelow('k0')).toBe(true);
+    // k2 is still remembered, offered once: its third offer is admitted.
+    expect(lru.admitsFromBelow('k2')).toBe(false);
     expect(lru.admitsFromBelow('k2')).toBe(true);
   });
 });
