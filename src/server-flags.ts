@@ -9,8 +9,9 @@
  * cost the list and the floor 15 to 30 % of their throughput in scavenges), and the old
  * generation let grow 35 % past what a full collection left alive instead of up to 4 times
  * it. Not 20 % (until 2026-11-28): with about 40 MB alive, 20 % left the old generation
- * less room than V8 wants before it starts marking, so it marked without pause (nine full
- * collections a second under cold guide reads, a quarter of the main thread); 35 % costs
+ * little room, and V8 counts against it the buffers allocated since the last full
+ * collection too, so under cold guide reads (37 KB buffers each) it marked without pause
+ * (nine full collections a second, a quarter of the main thread); 35 % costs
  * about 6 MB more heap and gave SQLite's cold read and hierarchy about twice their rate
  * (BENCHMARKS.md, run of 2026-11-28, 07:14).
  */
