@@ -15,6 +15,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir, release } from 'node:os';
 import { dirname, join } from 'node:path';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
@@ -55,6 +56,8 @@ export interface Measure {
   peakRssMb: number | null;
   /** With several processes: the peak of the workers' sum alone (the supervisor left out). */
   peakRssWorkersMb?: number;
+  /** Bytes per answer, headers included (autocannon's count): shows what went on the wire (a gzipped record, a 304). */
+  bytesPerAnswer: number;
 }
 
 export interface ScenarioResult extends Measure {
@@ -145,6 +148,7 @@ export function drive(url: string, requests: LoadRequest[], duration: number, co
   const { pid, tree = false, ok } = options;
   return new Promise((resolve, reject) => {
     const times: number[] = [];
+    let bytes = 0;
     let peak: number | null = null;
     let peakWorkers = 0;
     const sample = () => {
@@ -176,9 +180,13 @@ export function drive(url: string, requests: LoadRequest[], duration: number, co
         statusCodes,
         peakRssMb: peak === null ? null : +(peak as number).toFixed(1),
         ...(tree ? { peakRssWorkersMb: +peakWorkers.toFixed(1) } : {}),
+        bytesPerAnswer: times.length ? Math.round(bytes / times.length) : 0,
       });
     });
-    instance.on('response', (_client, _status, _bytes, responseTime) => { times.push(responseTime); });
+    instance.on('response', (_client, _status, answerBytes, responseTime) => {
+      times.push(responseTime);
+      bytes += answerBytes;
+    });
   });
 }
 
@@ -277,6 +285,8 @@ interface Scenario {
   ok?: number[];
   /** A conditional read: its baseline answers 304 with the tag of the sample. */
   conditional?: boolean;
+  /** Its requests accept gzip: the sample, and the baseline's answer, are the gzipped bytes the server sent. */
+  gzip?: boolean;
 }
 
 /** The ETags the server gave for the hot set's guides (GET /guides/{id}), by guide id. */
@@ -327,6 +337,9 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
     },
   });
   const coldPath = () => `${API}/guides/${pool.all[r.int(0, pool.all.length - 1)]}`;
+  // A client that takes gzip (every browser, curl --compressed, most HTTP libraries): a
+  // stored record not kept by the process goes out as it is stored (byte-cache.ts).
+  const coldGzip = (): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: coldPath(), headers: ACCEPT_GZIP }) });
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
   const wikiPath = () => `${API}/wikis/${pool.wikis[r.int(0, pool.wikis.length - 1)]}`;
   const assigneesPath = () => `${API}/course_assignees/course/${pool.courses[r.int(0, pool.courses.length - 1)]}/users?orderby=due_date&page=${r.int(1, 3)}`;
@@ -339,6 +352,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
     { name: 'guide', request: `GET /guides/{id} (random of ${pool.guides.length})`, kind: 'read', requests: () => [get(guidePath)], sample: guidePath },
     { name: 'guide-304', request: `GET /guides/{id} (random of ${pool.guides.length}) with If-None-Match: 304`, kind: 'read', ok: [304], conditional: true, requests: () => [conditionalGuide()], sample: guidePath },
     { name: 'guide-cold', request: `GET /guides/{id} (random of ${pool.all.length})`, kind: 'read', requests: () => [get(coldPath)], sample: coldPath },
+    { name: 'guide-cold-gzip', request: `GET /guides/{id} (random of ${pool.all.length}), Accept-Encoding: gzip`, kind: 'read', gzip: true, requests: () => [coldGzip()], sample: coldPath },
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
     ...(pool.wikis.length ? [{ name: 'wiki', request: `GET /wikis/{namespace}/{title} (random of ${pool.wikis.length})`, kind: 'read' as const, requests: () => [get(wikiPath)], sample: wikiPath }] : []),
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
@@ -441,6 +455,30 @@ async function conditionalSample(url: string, path: string): Promise<{ status: 3
   const body = await again.text();
   if (again.status !== 304 || body !== '') throw new Error(`${path} with If-None-Match: ${etag} answered ${again.status} (${body.length} bytes), not a 304 without a body`);
   return { status: 304, etag };
+}
+
+const ACCEPT_GZIP = { 'accept-encoding': 'gzip' };
+
+/** What the baseline answers for a scenario (bench/baseline-server.ts): a body, a 304 with a tag, or gzipped bytes (base64). */
+type Sample = string | { status: 304; etag: string } | { gzip: string };
+
+/**
+ * A gzipped answer's sample: the bytes as sent (fetch would decode them). A guide read
+ * that is built, not read from the stored records, goes out in identity: another is tried.
+ */
+async function gzipSample(url: string, path: () => string): Promise<Buffer> {
+  for (let tries = 0; tries < 10; tries++) {
+    const { status, headers, body } = await new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      httpGet(`${url}${path()}`, { headers: ACCEPT_GZIP }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    if (status === 200 && headers['content-encoding'] === 'gzip') return body;
+  }
+  throw new Error('guide-cold-gzip: ten stored guide records went out in identity, not gzipped: records stored before 2026-11-28 are raw deflate (npm run seed:bench -- --records only --database URL stores them again)');
 }
 
 function startBaseline(port: number, samplesFile: string): Promise<ChildProcess> {
@@ -560,11 +598,15 @@ async function main() {
     const list = all.filter((s) => !only || only.includes(s.name));
     // What the baseline answers: one real answer per read scenario (for a conditional
     // read, the tag and a 304 without a body).
-    const samples: Record<string, string | { status: 304; etag: string }> = {};
+    const samples: Record<string, Sample> = {};
     for (const s of list) {
       if (!s.sample) continue;
       if (s.conditional) {
         samples[s.name] = await conditionalSample(server.url, s.sample());
+        continue;
+      }
+      if (s.gzip) {
+        samples[s.name] = { gzip: (await gzipSample(server.url, s.sample)).toString('base64') };
         continue;
       }
       const res = await fetch(`${server.url}${s.sample()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
@@ -603,14 +645,14 @@ async function main() {
         : { name: s.name, request: s.request, kind: s.kind, write: s.write === true, connections: c, processes: 1, ...m };
       const sample = samples[s.name];
       if (n === 1 && baseUrl && sample !== undefined) {
-        const req = typeof sample === 'string' ? [{ method: 'GET', path: `/b/${s.name}/x` }] : [{ method: 'GET', path: `/b/${s.name}/x`, headers: { 'if-none-match': sample.etag } }];
+        const req = [{ method: 'GET', path: `/b/${s.name}/x`, headers: typeof sample === 'object' && 'etag' in sample ? { 'if-none-match': sample.etag } : s.gzip ? ACCEPT_GZIP : undefined }];
         if (warmup) await drive(baseUrl, req, warmup, c, { ok: s.ok });
         result.baseline = await drive(baseUrl, req, duration, c, { pid: baseline!.pid, ok: s.ok });
         result.ratio = +(m.rps / result.baseline.rps).toFixed(3);
       }
       if (m.errors) failures.push(`${result.name}: ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
       results.push(result);
-      console.log(`  ${result.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB` +
+      console.log(`  ${result.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB  ${m.bytesPerAnswer} B/answer` +
         (result.baseline ? `  | baseline ${result.baseline.rps} req/s: ${Math.round(result.ratio! * 100)} %` : ''));
     };
     for (const s of list) await run(s, server, 1);

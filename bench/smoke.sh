@@ -13,7 +13,7 @@ npm run -s bench -- --database "$db" --duration 1 --connections 4 --write-connec
 node -e '
 const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 const bad = r.scenarios.filter((s) => s.errors > 0 || s.requests === 0);
-const missing = ["guide-304", "guide-x2", "mixed-x2"].filter((n) => !r.scenarios.some((s) => s.name === n));
+const missing = ["guide-304", "guide-cold-gzip", "guide-x2", "mixed-x2"].filter((n) => !r.scenarios.some((s) => s.name === n));
 if (r.scenarios.length < 10 || bad.length || missing.length || r.failures.length) {
   console.error("benchmark smoke run failed:", JSON.stringify({ scenarios: r.scenarios.length, bad: bad.map((s) => [s.name, s.requests, s.statusCodes]), missing, failures: r.failures }));
   process.exit(1);

@@ -63,5 +63,7 @@ export function answerConditionally(request: FastifyRequest, reply: FastifyReply
   reply.code(304);
   reply.removeHeader('content-type');
   reply.removeHeader('content-length');
+  // No body to decode (kept bytes go out gzipped to who accepts it: byte-cache.ts).
+  reply.removeHeader('content-encoding');
   return '';
 }

@@ -86,7 +86,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     async get(cls) {
       if (opts.justCommitted) return undefined;
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
-      return found && { json: found.body, forClass: found.variant !== base, etag: found.etag };
+      return found && { bytes: found.bytes, gzip: found.gzip, forClass: found.variant !== base, etag: found.etag };
     },
     put(json, cls, builtAt, etag) {
       if (opts.justCommitted) return;

@@ -90,7 +90,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'One guide: the full guide record',
-      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get.',
+      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.',
       params: GuideParam,
       querystring: Type.Object({
         langid: LangQuery(langs),

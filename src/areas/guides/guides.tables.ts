@@ -94,7 +94,7 @@ export interface GuideRecordTable {
   size: number | null;
 }
 
-/** Rendered texts kept between builds (guides.stored.ts): a step's lines or a guide's head, as a JSON array of HTML, deflated. */
+/** Rendered texts kept between builds (guides.stored.ts): a step's lines or a guide's head, as a JSON array of HTML, compressed (stored-bytes.ts). */
 export interface GuideRenderedTable {
   /** 's<stepid>' or 'g<guideid>/<langid>'. */
   key: string;

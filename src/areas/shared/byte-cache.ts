@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
 import { etagOf } from '../../http/conditional.js';
+import { acceptsGzip } from '../../http/encoding.js';
 import { prepared } from '../../db/prepared.js';
 import { keptWhileUnchanged } from '../../db/kept-reads.js';
 import { sharedReads } from '../../db/shared-reads.js';
@@ -28,6 +29,12 @@ export interface Entry {
   check?: string;
   /** Reads `check` again as it is now, when the entry's own (sendCachedAnswerUnder). */
   recheck?: () => Promise<string>;
+  /**
+   * The same bytes as a gzip member, on an entry read from a lower level that stores them
+   * so and not kept here (`keptOrBuilt`): sent as they are to a client that accepts gzip,
+   * and `json` inflated only for one that does not.
+   */
+  gzip?: Buffer;
 }
 
 /**
@@ -164,10 +171,27 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * computed when they were kept; as a string when the output hook (http/output.ts)
  * rewrites the body (?pretty, XML), whose tag is then of what it writes.
  */
-export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'>) {
+export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag' | 'gzip'>) {
   reply.header('content-type', JSON_TYPE);
   if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
-  return reply.header('etag', entry.etag).send(entry.json);
+  reply.header('etag', entry.etag);
+  // The tag is weak (http/conditional.ts): the same for both codings of the same bytes.
+  if (entry.gzip !== undefined && acceptsGzip(reply.request.headers['accept-encoding'])) {
+    return reply.header('content-encoding', 'gzip').header('vary', GZIP_VARY).send(entry.gzip);
+  }
+  return reply.send(entry.json);
+}
+
+/**
+ * What a gzip answer varies by: the Origin (cors.ts, every answer) and the coding. An answer
+ * in identity says only Origin: any client takes it, so a shared cache may give it to any.
+ */
+const GZIP_VARY = 'Origin, Accept-Encoding';
+
+/** An entry of bytes from a lower level, not kept: `json` inflated from `bytes` when first asked for. */
+function unkeptStored(key: string, revisionid: number, stamp: number | string, at: number, etag: string, bytes: () => Buffer, gzip: Buffer): Entry {
+  let json: Buffer | undefined;
+  return { key, revisionid, stamp, at, etag, gzip, get json() { return (json ??= bytes()); } };
 }
 
 /**
@@ -202,7 +226,8 @@ export function keptForAnyViewer(cache: ByteLru, key: string, revisionid: number
  * of the bytes goes with them both ways (null when the level has none: computed then).
  */
 export interface LowerLevel {
-  get(cls: ViewerClass | null): Promise<{ json: Buffer; forClass: boolean; etag: string | null } | undefined>;
+  /** `bytes` unpacks them (a cost: called only when they are sent as they are or kept); `gzip`, the stored bytes when they are a gzip member. */
+  get(cls: ViewerClass | null): Promise<{ bytes: () => Buffer; gzip?: Buffer; forClass: boolean; etag: string | null } | undefined>;
   put(json: Buffer, cls: ViewerClass | null, builtAt: number, etag: string): void;
 }
 
@@ -262,7 +287,12 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
     if (found) {
       const foundKey = found.forClass ? `${key} for ${cls}` : key;
-      return cache.set(foundKey, revisionid, stamp, now, found.json, found.etag, cache.admitsFromBelow(foundKey));
+      const keep = cache.admitsFromBelow(foundKey);
+      // Not kept: a client that accepts gzip is sent the stored bytes, nothing inflated.
+      if (!keep && found.gzip !== undefined && found.etag !== null) return unkeptStored(foundKey, revisionid, stamp, now, found.etag, found.bytes, found.gzip);
+      const entry = cache.set(foundKey, revisionid, stamp, now, found.bytes(), found.etag, keep);
+      // Kept without them (memory: the hot set fills the cache as it is); this answer may still send them.
+      return found.gzip === undefined ? entry : { ...entry, gzip: found.gzip };
     }
     const { value, dependsOnViewer, builtAt: oldest, keptSince, spliced, check } = await build();
     if (dependsOnViewer && cls === null) return { value: spliced ? unspliced(value, spliced) : value };

@@ -106,7 +106,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'One wiki',
-      description: '`langid`: the translation in that language where there is one (the record\'s `langid` says which language came back). `revisionid`: an earlier revision of that language (its texts; the other fields are current). A logged-in reader\'s view is recorded in the view history.',
+      description: '`langid`: the translation in that language where there is one (the record\'s `langid` says which language came back). `revisionid`: an earlier revision of that language (its texts; the other fields are current). A logged-in reader\'s view is recorded in the view history. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.',
       params: WikiParams,
       querystring: GetQuery,
       response: { 200: WikiFull, ...errorResponses(404, 422) },

@@ -3,7 +3,7 @@
 // for the callers the process cache would give it to. "A new process" here is the process
 // cache cleared: what is left is the database (test/reliability/processes.test.ts runs
 // real processes).
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
@@ -403,5 +403,92 @@ describe('rendered texts kept between builds', () => {
     // The stored record built a second ago from it is as old as it: not served now (this
     // process, which took it from the store when it was valid, serves it a TTL more).
     expect((await coldRead(g.guideid)).json().steps[0].lines[0].text_rendered).not.toContain('old rendering');
+  });
+});
+
+describe('stored records sent gzipped as they are', () => {
+  const gzipped = { 'accept-encoding': 'gzip, deflate, br' };
+
+  it('a read that misses the process cache gives a client that accepts gzip the stored bytes, unchanged, with the same tag', async () => {
+    const g = await makePublishedGuide(t, author, 3);
+    const built = await coldRead(g.guideid);
+    const [row] = await storedRows(g.guideid);
+    // Stored as a gzip member (level 1: zlib's head says "fastest").
+    expect([...row.body.subarray(0, 4)]).toEqual([0x1f, 0x8b, 8, 0]);
+    expect(gunzipSync(row.body).toString()).toBe(built.body);
+    guideCaches(t.app).guides.clear();
+    const res = await t.get(`/guides/${g.guideid}`, { headers: gzipped });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers.vary).toBe('Origin, Accept-Encoding');
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.rawPayload.equals(Buffer.from(row.body))).toBe(true);
+    expect(Number(res.headers['content-length'])).toBe(row.body.length);
+    expect(gunzipSync(res.rawPayload).toString()).toBe(built.body);
+    expect(res.headers.etag).toBe(built.headers.etag);
+    // Its tag back: a 304 with nothing to decode.
+    const again = await t.get(`/guides/${g.guideid}`, { headers: { ...gzipped, 'if-none-match': String(res.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers['content-encoding']).toBeUndefined();
+    // A client that does not take gzip, or asks for another format, gets the same record in
+    // identity (from the stored bytes: the process keeps them at the third read, the first here).
+    for (const [headers, query] of [[{}, ''], [{ 'accept-encoding': 'gzip;q=0, identity' }, ''], [{ 'accept-encoding': 'br' }, ''], [gzipped, '?pretty']] as const) {
+      const plain = await t.get(`/guides/${g.guideid}${query}`, { headers });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers.vary).toBe('Origin');
+      expect(JSON.parse(plain.body)).toEqual(built.json());
+    }
+    // Kept by this process the third time (ByteLru.admitsFromBelow): that read may still
+    // be sent gzipped, the next ones come from the process cache, in identity (what it
+    // keeps: the hot set fills it as it is), with the same tag.
+    guideCaches(t.app).guides.clear();
+    const store = storedRecords(t.app);
+    const hits = store.hits;
+    for (let i = 0; i < 3; i++) {
+      const third = await t.get(`/guides/${g.guideid}`, { headers: gzipped });
+      expect(third.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(third.rawPayload).toString()).toBe(built.body);
+    }
+    expect(store.hits).toBe(hits + 3);
+    const kept = await t.get(`/guides/${g.guideid}`, { headers: gzipped });
+    expect(store.hits).toBe(hits + 3);
+    expect(kept.headers['content-encoding']).toBeUndefined();
+    expect(kept.body).toBe(built.body);
+    expect(kept.headers.etag).toBe(built.headers.etag);
+  });
+
+  it('concurrent readers of one stored record each get their coding; a record stored as raw deflate (before gzip) is sent in identity', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const built = await coldRead(g.guideid);
+    guideCaches(t.app).guides.clear();
+    // Same record, one stored read shared: each answer in the coding its request accepts.
+    const [a, b] = await Promise.all([t.get(`/guides/${g.guideid}`, { headers: gzipped }), t.get(`/guides/${g.guideid}`)]);
+    expect(a.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(a.rawPayload).toString()).toBe(built.body);
+    expect(b.headers['content-encoding']).toBeUndefined();
+    expect(b.body).toBe(built.body);
+    // markStored writes raw deflate, the form of records stored before 2026-11-28: still read.
+    await markStored(g.guideid, '', 'Stored as raw deflate');
+    guideCaches(t.app).guides.clear();
+    const old = await t.get(`/guides/${g.guideid}`, { headers: gzipped });
+    expect(old.statusCode).toBe(200);
+    expect(old.headers['content-encoding']).toBeUndefined();
+    expect(old.json().title).toBe('Stored as raw deflate');
+  });
+
+  it('a built answer and one for a caller with a class of their own are sent in identity', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    guideCaches(t.app).guides.clear();
+    const first = await t.get(`/guides/${g.guideid}`, { headers: gzipped });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-encoding']).toBeUndefined();
+    await flushStoredRecords(t.app);
+    guideCaches(t.app).guides.clear();
+    const byAdmin = await t.get(`/guides/${g.guideid}`, { token: admin.token, headers: gzipped });
+    // An Admin reads the record stored for anyone (no private prerequisite): gzipped too.
+    expect(byAdmin.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(byAdmin.rawPayload).toString()).toBe(first.body);
   });
 });

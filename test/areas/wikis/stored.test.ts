@@ -2,7 +2,7 @@
 // process cache, else from the record stored in the database, valid only while nothing it
 // shows has changed, the same bytes for every caller with `can_edit` laid over per caller.
 // "A new process" here is the process cache cleared: what is left is the database.
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
@@ -272,5 +272,21 @@ describe('kept wiki records', () => {
     await flushWikiRecords(t.app);
     expect(await storedRows(w.wikiid)).toEqual([]);
     expect((await read(w)).description).toBe('Changed meanwhile');
+  });
+
+  it('a reader who may not edit, accepting gzip, is sent the stored bytes as they are; an editor the record with can_edit, in identity', async () => {
+    const w = await makeWiki(t, author);
+    const first = await read(w);
+    const [row] = await storedRows(w.wikiid);
+    wikiCache(t.app).clear();
+    const gz = await t.get(pathOf(w), { token: user.token, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.statusCode).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.rawPayload.equals(Buffer.from(row.body))).toBe(true);
+    expect(JSON.parse(gunzipSync(gz.rawPayload).toString())).toEqual(first);
+    wikiCache(t.app).clear();
+    const byEditor = await t.get(pathOf(w), { token: author.token, headers: { 'accept-encoding': 'gzip' } });
+    expect(byEditor.headers['content-encoding']).toBeUndefined();
+    expect(byEditor.json()).toEqual({ ...first, can_edit: true });
   });
 });
