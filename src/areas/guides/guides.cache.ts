@@ -30,11 +30,12 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, renewedIfUnchanged, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { isPostgres } from '../../db/helpers.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
 import type { RenderedTexts } from './guides.records.js';
-import { storedRecords, storedTtl } from './guides.stored.js';
+import { storedRecords, storedTtl, type RecordRow } from './guides.stored.js';
 import type { SnapshotParts } from './guides.service.js';
 
 export { ByteLru, cacheStamp, sendKept } from '../shared/byte-cache.js';
@@ -69,7 +70,7 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * and the answer is kept in this process only: the write path does not also store it
  * (a read that misses the process cache stores what it builds).
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<Omit<Built<FullGuide>, 'value'> & { record: FullGuide }>, opts: { atRevision?: number; justCommitted?: boolean } = {}) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<Omit<Built<FullGuide>, 'value'> & { record: FullGuide }>, opts: { atRevision?: number; justCommitted?: boolean; readAhead?: ReadAhead } = {}) {
   const { atRevision } = opts;
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
@@ -85,7 +86,9 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   const stored: LowerLevel = {
     async get(cls) {
       if (opts.justCommitted) return undefined;
-      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl);
+      // Rows read ahead are of the current revision's variants ('' and the caller's class) in the language asked for.
+      const ahead = opts.readAhead && atRevision === undefined && opts.readAhead.langid === row.langid ? opts.readAhead.rows : undefined;
+      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl, ahead);
       return found && { bytes: found.bytes, gzip: found.gzip, forClass: found.variant !== base, etag: found.etag };
     },
     put(json, cls, builtAt, etag) {
@@ -97,6 +100,28 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
     const { record, ...rest } = await build(store.renderedTexts(now, ttl, titlesStamp));
     return { value: record, ...rest };
   }, stored);
+}
+
+/** Stored rows of a guide asked for before its head was read (`readAhead`). */
+export interface ReadAhead { langid: string; rows: Promise<RecordRow[] | undefined> }
+
+/**
+ * PostgreSQL: the stored record of a guide this process keeps nothing of, asked for at
+ * once, beside its head, so that a read that misses the process cache waits for one round
+ * trip instead of two in a row (each shared by concurrent readers: db/shared-reads.ts).
+ * Safe before the head (Store.rows). Undefined when the process keeps an entry under the
+ * key (it will likely answer), on SQLite (a query does not wait there: it would only be
+ * read earlier, and for nothing when the head refuses), or with the cache off. A failed
+ * read resolves to undefined: the stored record is then read as usual.
+ */
+export function readAhead(app: FastifyInstance, guideid: number, langid: string, user: AuthUser | null): ReadAhead | undefined {
+  if (app.config.guideCacheMb <= 0 || !isPostgres(app.db)) return undefined;
+  const key = `${guideid}:${langid}`;
+  const cls = viewerClass(user);
+  const cache = guideCaches(app).guides;
+  const now = app.clock.now();
+  if (cache.peekAny(key, now) || (cls !== null && cache.peekAny(`${key} for ${cls}`, now))) return undefined;
+  return { langid, rows: storedRecords(app).rows(guideid, langid, cls === null ? [''] : ['', cls]).catch(() => undefined) };
 }
 
 /**

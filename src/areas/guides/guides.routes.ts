@@ -16,7 +16,7 @@ import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guid
 import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
 import { guideFor, guideHeadFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
-import { invalidateGuide, sendCachedGuide, sendCachedList } from './guides.cache.js';
+import { invalidateGuide, readAhead, sendCachedGuide, sendCachedList } from './guides.cache.js';
 import { registerStoredRecords } from './guides.stored.js';
 
 const TAG = ['Guides'];
@@ -100,9 +100,11 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       response: { 200: FullGuide, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
-    // The head first (not the guide's texts): the cached record usually answers.
-    const { head, access } = await guideHeadFor(app, request, request.params.guideid, request.query.langid, 'read');
     const q = request.query;
+    // PostgreSQL: the stored record asked for beside the head when this process keeps nothing of the guide.
+    const ahead = q.revisionid === undefined ? readAhead(app, request.params.guideid, q.langid ?? config.languages[0], request.user) : undefined;
+    // The head first (not the guide's texts): the cached record usually answers.
+    const { head, access } = await guideHeadFor(app, request, request.params.guideid, q.langid, 'read');
     // Under an approval process readers see the approved revision; undefined: no process applies.
     const readerView = !access.edit || q.released === true;
     const readerRevision = readerView ? await app.guideApprovals.readerRevision(db, head) : undefined;
@@ -123,7 +125,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     };
     let answer;
     if (wanted === head.revisionid) {
-      answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, await fullRow()), request.user, rendered));
+      answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, await fullRow()), request.user, rendered), { readAhead: ahead });
     } else if (readerRevision !== undefined && wanted === readerRevision) {
       // The approved revision readers see: cached under it, so a new approval (a new reader revision) misses.
       answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => {

@@ -66,7 +66,7 @@ interface RenderedRow { key: string; hash: string; builtAt: number; builtBy: str
 /** Of the texts a rendered fragment was made from. */
 export const textsHash = (texts: string[]) => createHash('sha256').update(JSON.stringify(texts)).digest('base64url').slice(0, 22);
 
-type RecordRow = Pick<Selectable<GuideRecordTable>, 'guideid' | 'langid' | 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>;
+export type RecordRow = Pick<Selectable<GuideRecordTable>, 'guideid' | 'langid' | 'variant' | 'revisionid' | 'cache_stamp' | 'titles_stamp' | 'built_at' | 'built_by' | 'body' | 'etag' | 'size'>;
 type RecordKey = { guideid: number; langid: string; a: string; b: string };
 const RECORD_COLUMNS = ['guideid', 'langid', 'variant', 'revisionid', 'cache_stamp', 'titles_stamp', 'built_at', 'built_by', 'body', 'etag', 'size'] as const;
 
@@ -105,8 +105,8 @@ class Store {
    * a language, built at (revisionid, stamp) no more than `ttl` seconds before `now`:
    * one primary-key read. `bytes` inflates them; `gzip` is them as stored, when a gzip member.
    */
-  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number): Promise<{ bytes: () => Buffer; gzip: Buffer | undefined; variant: string; builtAt: number; etag: string | null } | undefined> {
-    const rows = await readRecordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
+  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number, readEarlier?: Promise<RecordRow[] | undefined>): Promise<{ bytes: () => Buffer; gzip: Buffer | undefined; variant: string; builtAt: number; etag: string | null } | undefined> {
+    const rows = (readEarlier && await readEarlier) || await this.rows(guideid, langid, variants);
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v && x.guideid === guideid && x.langid === langid);
       if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
@@ -117,6 +117,16 @@ class Store {
     }
     this.misses++;
     return undefined;
+  }
+
+  /**
+   * The stored rows of a guide in a language among `variants` (one or two), unchecked:
+   * `get` checks them. Read before the guide's head too (`readAhead`): a row carries the
+   * stamps it was built at, and stamps only grow, so a row read before the head that
+   * matches the head's stamps was current when the head was read.
+   */
+  rows(guideid: number, langid: string, variants: string[]): Promise<RecordRow[]> {
+    return readRecordRows(this.db, { guideid, langid, a: variants[0], b: variants[1] ?? variants[0] });
   }
 
   /** Queues a built record to be stored shortly. */

@@ -201,7 +201,7 @@ function unkeptStored(key: string, revisionid: number, stamp: number | string, a
  * also depends on collaborations and contributions, which no stamp follows: such
  * answers are built for them and not kept.
  */
-function viewerClass(user: AuthUser | null): ViewerClass | null {
+export function viewerClass(user: AuthUser | null): ViewerClass | null {
   if (!user) return 'anonymous';
   return readsEveryGuide(user) ? 'every guide' : null;
 }

@@ -406,6 +406,75 @@ describe('rendered texts kept between builds', () => {
   });
 });
 
+describe('the stored record read ahead of the head (PostgreSQL)', () => {
+  /** The statements `fn` ran, with when each started and ended (ms), in the order they started. */
+  async function started(fn: () => Promise<unknown>): Promise<Array<{ sql: string; at: number; end: number }>> {
+    const seen: Array<{ sql: string; at: number; end: number }> = [];
+    t.app.dbHandle.setQueryListener!((e) => {
+      const end = performance.now();
+      seen.push({ sql: e.query.sql, at: end - e.queryDurationMillis, end });
+    });
+    try {
+      await fn();
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    return seen.sort((a, b) => a.at - b.at);
+  }
+  const isRecordRead = (q: string) => q.includes('from "guide_records"');
+  const isHeadRead = (q: string) => q.includes('from "guides"') && q.includes('"reader_revisionid"') && !q.includes('"introduction"');
+
+  it('a read this process keeps nothing of asks for the stored record before the head answers (SQLite: after), and answers it', async () => {
+    const g = await makePublishedGuide(t, author, 2);
+    const built = await coldRead(g.guideid);
+    guideCaches(t.app).guides.clear();
+    const store = storedRecords(t.app);
+    const hits = store.hits;
+    let res: Awaited<ReturnType<typeof t.get>> | undefined;
+    const timed = await started(async () => { res = await t.get(`/guides/${g.guideid}`); });
+    expect(res!.body).toBe(built.body);
+    expect(store.hits).toBe(hits + 1);
+    // Only one read of the stored record either way.
+    const records = timed.filter((q) => isRecordRead(q.sql));
+    const heads = timed.filter((q) => isHeadRead(q.sql));
+    expect([records.length, heads.length], timed.map((q) => q.sql).join('\n')).toEqual([1, 1]);
+    // PostgreSQL: sent while the head's query is out (both at once); SQLite: after it.
+    if (t.dialect === 'postgres') expect(records[0].at).toBeLessThan(heads[0].end);
+    else expect(records[0].at).toBeGreaterThanOrEqual(heads[0].end);
+  });
+
+  it('a record read ahead is still checked against the head: an older revision, a guide that is not there or not readable', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await coldRead(g.guideid);
+    await markStored(g.guideid, '', 'Stored before the edit');
+    // An edit makes a new revision: the row read ahead is of the older one, so the record is built anew.
+    const edit = await t.patch(`/guides/${g.guideid}?revisionid=${g.revisionid}`, { token: author.token, body: { summary: 'Edited after the record was stored.' } });
+    expect(edit.statusCode, edit.body).toBe(200);
+    const store = storedRecords(t.app);
+    const misses = store.misses;
+    const after = await coldRead(g.guideid);
+    expect(store.misses).toBe(misses + 1);
+    expect([after.json().title, after.json().summary]).toEqual([g.title, 'Edited after the record was stored.']);
+    // Not there, and private: the same answers as without a read ahead.
+    guideCaches(t.app).guides.clear();
+    expect((await t.get('/guides/99999999')).statusCode).toBe(404);
+    const hidden = await makeGuide(t, author);
+    await coldRead(hidden.guideid, author);
+    guideCaches(t.app).guides.clear();
+    const anonymous = await t.get(`/guides/${hidden.guideid}`);
+    expect([401, 403, 404]).toContain(anonymous.statusCode);
+    expect(anonymous.body).not.toContain(hidden.title);
+  });
+
+  it('a read of a guide this process keeps asks for no stored record', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await coldRead(g.guideid);
+    for (let i = 0; i < 3; i++) await t.get(`/guides/${g.guideid}`);
+    const order = (await started(() => t.get(`/guides/${g.guideid}`))).map((q) => q.sql);
+    expect(order.filter(isRecordRead)).toEqual([]);
+  });
+});
+
 describe('stored records sent gzipped as they are', () => {
   const gzipped = { 'accept-encoding': 'gzip, deflate, br' };
 
