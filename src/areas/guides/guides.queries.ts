@@ -11,7 +11,7 @@ import { tagsOf } from '../tags/tags.queries.js';
 import type { GuideBulletStyleTable, GuideTable } from './guides.tables.js';
 import type { GuideSnapshot, LineSnapshot, StepMediaSource, StepSnapshot } from './guides.snapshots.js';
 import { fieldIdsOf } from './guides.fields.js';
-import { prepared } from '../../db/prepared.js';
+import { plannedAsAnyArray, prepared } from '../../db/prepared.js';
 import { keptWhileUnchanged } from '../../db/kept-reads.js';
 import type { Step } from './guides.schemas.js';
 
@@ -73,7 +73,7 @@ const guideHeadIn = prepared<{ guideid: number; langid: string }, GuideHead>('gu
   headSelect(db).where('guideid', '=', arg('guideid')).where('langid', '=', arg('langid')));
 /** PostgreSQL: the heads of the guides that concurrent reads ask for, in one query (db/shared-reads.ts). */
 const guideHeadsIn = prepared<{ guideids: number[]; langids: string[] }, GuideHead>('guide_heads', (db, arg) =>
-  headSelect(db).where(sql<boolean>`guideid = any(${arg('guideids')}::int[])`).where(sql<boolean>`langid = any(${arg('langids')}::text[])`));
+  headSelect(db).where(sql<boolean>`guideid = any(${plannedAsAnyArray(arg('guideids'), 'int')})`).where(sql<boolean>`langid = any(${plannedAsAnyArray(arg('langids'), 'text')})`));
 const readHeads = sharedReads<{ guideid: number; langid: string }, GuideHead[]>((db, keys) => (keys.length === 1
   ? guideHeadIn(db, keys[0])
   : guideHeadsIn(db, { guideids: [...new Set(keys.map((k) => k.guideid))], langids: [...new Set(keys.map((k) => k.langid))] })));

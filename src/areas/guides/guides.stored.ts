@@ -27,7 +27,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { GuideRecordTable } from './guides.tables.js';
-import { prepared } from '../../db/prepared.js';
+import { plannedAsAnyArray, prepared } from '../../db/prepared.js';
 import { sharedReads } from '../../db/shared-reads.js';
 import { isPostgres } from '../../db/helpers.js';
 import type { RenderedTexts } from './guides.records.js';
@@ -77,7 +77,7 @@ const recordRows = prepared<RecordKey, RecordRow>('guide_records', (db, arg) =>
 /** PostgreSQL: the stored records that concurrent reads ask for, in one query (rows no one asked for are left out after). */
 const recordRowsOfMany = prepared<{ guideids: number[]; langids: string[]; variants: string[] }, RecordRow>('guide_records_many', (db, arg) =>
   db.selectFrom('guide_records').select(RECORD_COLUMNS)
-    .where(sql<boolean>`guideid = any(${arg('guideids')}::int[])`).where(sql<boolean>`langid = any(${arg('langids')}::text[])`).where(sql<boolean>`variant = any(${arg('variants')}::text[])`));
+    .where(sql<boolean>`guideid = any(${plannedAsAnyArray(arg('guideids'), 'int')})`).where(sql<boolean>`langid = any(${plannedAsAnyArray(arg('langids'), 'text')})`).where(sql<boolean>`variant = any(${plannedAsAnyArray(arg('variants'), 'text')})`));
 /**
  * PostgreSQL: a read that misses the process cache waits for its stored record's round
  * trip, the cold read's largest cost there; concurrent misses share one (db/shared-reads.ts),

@@ -3,6 +3,7 @@
 // explained on the test's own database (PostgreSQL: EXPLAIN; SQLite: EXPLAIN QUERY PLAN).
 // Tables here are small, so what is asserted is the plan's shape, not its costs.
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
@@ -11,6 +12,8 @@ import { makeComment } from '../../helpers/factories/wikis.js';
 import { listComments } from '../../../src/areas/comments/comments.queries.js';
 import { searchDocs } from '../../../src/db/search.js';
 import { listQuizEntries } from '../../../src/areas/quizzes/quizzes.queries.js';
+import { guideCaches } from '../../../src/areas/guides/guides.cache.js';
+import { flushStoredRecords } from '../../../src/areas/guides/guides.stored.js';
 
 let author: TestUser;
 let user: TestUser;
@@ -113,6 +116,32 @@ describe('query plans of hot reads', () => {
         expect(plan, `${sort} ${order}`).toMatch(new RegExp(index));
         expect(plan, `${sort} ${order}`).not.toMatch(t.dialect === 'postgres' ? /\bSort\b/ : /TEMP B-TREE FOR ORDER BY/);
       }
+    }
+  });
+
+  // PostgreSQL only: its plan cache. A named statement is planned anew on every run while
+  // its custom plans cost less than its generic one (db/prepared.ts `plannedAsAnyArray`).
+  it.skipIf(!process.env.TEST_DATABASE_URL)('the heads and stored records of concurrent guide reads are planned once, not on every run', async () => {
+    const guides = await Promise.all([1, 2, 3].map((n) => makePublishedGuide(t, author, n, { title: `Concurrent read ${n}` })));
+    for (const g of guides) expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200);
+    await flushStoredRecords(t.app);
+    guideCaches(t.app).guides.clear();
+    const queries = await captured(() => Promise.all(guides.map(async (g) => expect((await t.get(`/guides/${g.guideid}`)).statusCode).toBe(200))));
+    // The second and third reads asked while the first's were out: their heads and records in one query each, of two keys.
+    const batched = queries.filter((q) => /= any\(/.test(q.sql));
+    expect(batched.map((q) => (/from "guide_records"/.test(q.sql) ? 'records' : 'heads')).sort(), queries.map((q) => q.sql).join('\n')).toEqual(['heads', 'records']);
+    const client = new pg.Client({ connectionString: t.app.dbHandle.location });
+    await client.connect();
+    try {
+      for (const [i, q] of batched.entries()) {
+        // As the app runs it: a named statement, run again and again on one connection.
+        for (let run = 0; run < 7; run++) await client.query({ name: `plan_test_${i}`, text: q.sql, values: [...q.parameters] });
+        const { rows } = await client.query<{ generic_plans: string; custom_plans: string }>('select generic_plans, custom_plans from pg_prepared_statements where name = $1', [`plan_test_${i}`]);
+        // Five custom plans, then the generic one, planned no more.
+        expect([Number(rows[0].custom_plans), Number(rows[0].generic_plans)], q.sql).toEqual([5, 2]);
+      }
+    } finally {
+      await client.end();
     }
   });
 
