@@ -83,8 +83,9 @@ export function prepared<A extends Record<string, unknown>, R>(
  * while the plan made for the run's values costs less than its generic plan, and a custom
  * plan sees the array's length where the generic one guesses ten: a key lookup of a few
  * keys stayed custom forever, planned on every run (0.08 ms of the database's CPU for four
- * guides' heads, against 0.03 ms to run it; `pg_prepared_statements` counts both kinds). Hidden, both plans cost
- * the same, and after five runs the generic plan serves, planned no more.
+ * guides' heads, against 0.03 ms to run it; `pg_prepared_statements` counts both kinds).
+ * Hidden, both plans cost the same, and after five runs the generic plan serves, planned no
+ * more.
  */
 export function plannedAsAnyArray(value: unknown, type: 'int' | 'text'): RawBuilder<unknown[]> {
   return sql<unknown[]>`((select ${value}::${sql.raw(type)}[]))::${sql.raw(type)}[]`;
