@@ -30,7 +30,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import type { GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamp, cachedOrBuilt, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cachedOrBuilt, keepsForCaller, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
 import { isPostgres } from '../../db/helpers.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
@@ -116,11 +116,8 @@ export interface ReadAhead { langid: string; rows: Promise<RecordRow[] | undefin
  */
 export function readAhead(app: FastifyInstance, guideid: number, langid: string, user: AuthUser | null): ReadAhead | undefined {
   if (app.config.guideCacheMb <= 0 || !isPostgres(app.db)) return undefined;
-  const key = `${guideid}:${langid}`;
+  if (keepsForCaller(guideCaches(app).guides, `${guideid}:${langid}`, user, app.clock.now())) return undefined;
   const cls = viewerClass(user);
-  const cache = guideCaches(app).guides;
-  const now = app.clock.now();
-  if (cache.peekAny(key, now) || (cls !== null && cache.peekAny(`${key} for ${cls}`, now))) return undefined;
   return { langid, rows: storedRecords(app).rows(guideid, langid, cls === null ? [''] : ['', cls]).catch(() => undefined) };
 }
 

@@ -209,13 +209,30 @@ export function viewerClass(user: AuthUser | null): ViewerClass | null {
 export type ViewerClass = 'anonymous' | 'every guide';
 const VIEWER_CLASSES: ViewerClass[] = ['anonymous', 'every guide'];
 
+/** The key of an entry kept for a viewer class, beside the one for anyone under `key`. */
+const classKey = (key: string, cls: ViewerClass) => `${key} for ${cls}`;
+
+/**
+ * The entries kept under `key` at any stamps that `user` could be answered from: the one
+ * for anyone and the one for the caller's viewer class (undefined where none is kept).
+ */
+function keptForCaller(cache: ByteLru, key: string, user: AuthUser | null, now: number): [Entry | undefined, Entry | undefined] {
+  const cls = viewerClass(user);
+  return [cache.peekAny(key, now), cls === null ? undefined : cache.peekAny(classKey(key, cls), now)];
+}
+
+/** Whether the cache keeps, at any stamps, an entry under `key` that could answer `user` (guides.cache.ts `readAhead`). */
+export function keepsForCaller(cache: ByteLru, key: string, user: AuthUser | null, now: number): boolean {
+  return keptForCaller(cache, key, user, now).some((e) => e !== undefined);
+}
+
 /**
  * Bytes kept under `key` at (revisionid, stamp) for anyone or for any viewer class: for
  * callers that take from them only what is the same for every viewer (guides.changes.ts:
  * a guide's steps).
  */
 export function keptForAnyViewer(cache: ByteLru, key: string, revisionid: number, stamp: number | string, now: number): Entry | undefined {
-  return cache.peek(key, revisionid, stamp, now) ?? VIEWER_CLASSES.map((cls) => cache.peek(`${key} for ${cls}`, revisionid, stamp, now)).find((e) => e !== undefined);
+  return cache.peek(key, revisionid, stamp, now) ?? VIEWER_CLASSES.map((cls) => cache.peek(classKey(key, cls), revisionid, stamp, now)).find((e) => e !== undefined);
 }
 
 /**
@@ -280,13 +297,13 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
   // Entries age on the app's clock (seconds), like everything else that expires.
   const now = reply.server.clock.now();
   const cls = viewerClass(user);
-  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(`${key} for ${cls}`, revisionid, stamp, now) : undefined);
+  const hit = cache.getEntry(key, revisionid, stamp, now) ?? (cls !== null ? cache.getEntry(classKey(key, cls), revisionid, stamp, now) : undefined);
   if (hit !== undefined) return hit;
   const missed = async (): Promise<Entry | { value: T }> => {
     const found = lower ? await lower.get(cls) : undefined;
     // Checked against every stamp just now (the lower level's own rules bound its age): kept from now.
     if (found) {
-      const foundKey = found.forClass ? `${key} for ${cls}` : key;
+      const foundKey = found.forClass ? classKey(key, cls!) : key;
       const keep = cache.admitsFromBelow(foundKey);
       // Not kept: a client that accepts gzip is sent the stored bytes, nothing inflated.
       if (!keep && found.gzip !== undefined && found.etag !== null) return unkeptStored(foundKey, revisionid, stamp, now, found.etag, found.bytes, found.gzip);
@@ -302,7 +319,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
     const builtAt = Math.min(now, oldest ?? now);
     // The lower level ages it from its oldest part (media URLs signed then); this process from
     // now, or from when the entry it took parts from was kept (so that reusing never renews them).
-    const entry = cache.set(dependsOnViewer ? `${key} for ${cls}` : key, revisionid, stamp, Math.min(now, keptSince ?? now), json);
+    const entry = cache.set(dependsOnViewer ? classKey(key, cls!) : key, revisionid, stamp, Math.min(now, keptSince ?? now), json);
     if (check !== undefined) entry.check = check;
     // Parts taken from a kept entry are of an age the lower level cannot know: not stored.
     if (keptSince === undefined) lower?.put(json, dependsOnViewer ? cls : null, builtAt, entry.etag);
@@ -327,8 +344,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
  */
 export async function renewedIfUnchanged(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, check: () => Promise<string>): Promise<void> {
   const now = reply.server.clock.now();
-  const cls = viewerClass(user);
-  const kept = [cache.peekAny(key, now), cls === null ? undefined : cache.peekAny(`${key} for ${cls}`, now)];
+  const kept = keptForCaller(cache, key, user, now);
   if (kept.some((e) => e && e.revisionid === revisionid && e.stamp === stamp)) return;
   const stale = kept.filter((e): e is Entry => e?.check !== undefined);
   if (stale.length === 0) return;
