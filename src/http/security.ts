@@ -19,8 +19,12 @@ export const helmetOptions = {
   contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
   crossOriginResourcePolicy: { policy: 'cross-origin' as const },
   crossOriginEmbedderPolicy: false,
-  // Referrer-Policy no-referrer, X-Content-Type-Options nosniff, X-Frame-Options, HSTS
-  // and the rest: helmet's defaults.
+  // DENY, as the CSP's frame-ancestors 'none' says (helmet's default is SAMEORIGIN, which
+  // contradicted it for browsers that read only the older header); a page that its own
+  // origin may frame says SAMEORIGIN (addDocumentHeaders).
+  xFrameOptions: { action: 'deny' as const },
+  // Referrer-Policy no-referrer, X-Content-Type-Options nosniff, HSTS and the rest: helmet's
+  // defaults.
 };
 
 /**
@@ -65,10 +69,20 @@ export const DOCUMENT_SECURITY_HEADERS: Readonly<Record<string, string>> = Objec
 
 const DOCUMENT_TYPE = /^(?:text\/html|image\/svg\+xml|application\/xhtml\+xml)\b/i;
 
-/** A page's answer gets the document-only headers (called by the one onSend hook, app.ts). */
+/** A CSP that lets pages of the same origin frame the document (and no one else). */
+const FRAMED_BY_SELF = /(?:^|;)\s*frame-ancestors\s+'self'\s*(?:;|$)/i;
+
+/**
+ * A page's answer gets the document-only headers (called by the one onSend hook, app.ts),
+ * and an X-Frame-Options that agrees with its CSP: SAMEORIGIN where the page's own
+ * frame-ancestors is 'self' (a guide's page, the module player), DENY otherwise.
+ */
 export function addDocumentHeaders(reply: FastifyReply) {
   const type = reply.getHeader('content-type');
-  if (typeof type === 'string' && DOCUMENT_TYPE.test(type)) reply.headers(DOCUMENT_SECURITY_HEADERS);
+  if (typeof type !== 'string' || !DOCUMENT_TYPE.test(type)) return;
+  reply.headers(DOCUMENT_SECURITY_HEADERS);
+  const csp = reply.getHeader('content-security-policy');
+  if (typeof csp === 'string' && FRAMED_BY_SELF.test(csp)) reply.header('x-frame-options', 'SAMEORIGIN');
 }
 
 /**

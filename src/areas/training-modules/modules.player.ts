@@ -137,7 +137,7 @@ export async function playerRoutes(app: FastifyInstance) {
       `<script type="application/json" id="player-config">${cfg}</script>` +
       '<script src="/training-modules/runtime/scorm-again.min.js"></script><script src="/training-modules/runtime/player.js"></script></body></html>';
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PLAYER_CSP).header('cache-control', 'no-store')
-      .header('x-frame-options', 'SAMEORIGIN').send(html);
+      .send(html);
   });
 
   app.get<{ Params: { token: string; '*': string } }>('/training-modules/play/:token/content/*', { schema: { hide: true } }, async (request, reply) => {
@@ -156,6 +156,7 @@ export async function playerRoutes(app: FastifyInstance) {
     if (!file.startsWith(root + sep)) return notFoundPage(reply);
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) return notFoundPage(reply);
+    // SAMEORIGIN whatever the type: the player frames the launch file, which may be a PDF or an image.
     return reply.header('content-type', MIME[extname(file).toLowerCase()] ?? 'application/octet-stream').header('content-length', info.size)
       .header('content-security-policy', CONTENT_CSP).header('x-frame-options', 'SAMEORIGIN').header('cache-control', 'private, max-age=300')
       .send(createReadStream(file));

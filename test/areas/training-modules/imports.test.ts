@@ -267,6 +267,7 @@ describe('preview, player page, package files and commits', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
     expect(page.body).toContain('/training-modules/runtime/scorm-again.min.js');
     expect(page.body).not.toContain(manager.token);
     const runtime = await t.app.inject({ method: 'GET', url: '/training-modules/runtime/scorm-again.min.js' });
@@ -278,6 +279,7 @@ describe('preview, player page, package files and commits', () => {
     expect(launch.headers['content-type']).toContain('text/html');
     expect(launch.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(launch.body).toContain('LMSInitialize');
+    expect(launch.headers['x-frame-options'], 'the player frames the launch file').toBe('SAMEORIGIN');
     const token = data.commit_url.split('/').pop();
     for (const evil of ['../../../../etc/passwd', '..%2F..%2Fimsmanifest.xml', '%2e%2e/x', 'nothing.html']) {
       const res = await t.app.inject({ method: 'GET', url: `/training-modules/play/${token}/content/${evil}` });
