@@ -113,7 +113,7 @@ export type App = FastifyInstance & ReturnType<FastifyInstance['withTypeProvider
 
 export async function buildApp(options: BuildAppOptions) {
   const { config, handle } = options;
-  const applyRouterErrorHeaders = routerErrorHeaders(config.corsOrigins);
+  const applyRouterErrorHeaders = routerErrorHeaders(config.corsOrigins, config.publicUrl);
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
@@ -189,7 +189,7 @@ export async function buildApp(options: BuildAppOptions) {
     done(null, out);
   });
   registerOps(app, handle, config.metricsToken);
-  registerResponseHeaders(app, config.corsOrigins);
+  registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_req, ctx) =>

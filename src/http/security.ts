@@ -55,12 +55,23 @@ const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-
 
 /**
  * What every answer carries, as OWASP's REST Security Cheat Sheet lists for an API: the
- * strict CSP, nosniff, frame options, referrer policy, HSTS, and the resource policy that
- * lets the clients CORS allows read it.
+ * strict CSP, nosniff, frame options, referrer policy, HSTS (over HTTPS only:
+ * `apiSecurityHeaders`), and the resource policy that lets the clients CORS allows read it.
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => !DOCUMENT_ONLY.includes(name))),
 );
+
+/**
+ * The API's lines for a site whose clients reach it at `publicUrl`. HSTS only where that is
+ * HTTPS: RFC 6797 (7.2) says a host must not send it over plain HTTP, and the server speaks
+ * plain HTTP itself, so an https PUBLIC_URL is what says a proxy in front ends TLS for it.
+ */
+export function apiSecurityHeaders(publicUrl: string): Readonly<Record<string, string>> {
+  if (/^https:/i.test(publicUrl)) return API_SECURITY_HEADERS;
+  const { 'strict-transport-security': _hsts, ...plain } = API_SECURITY_HEADERS;
+  return Object.freeze(plain);
+}
 
 /** The rest of helmet's headers, added to pages by `addDocumentHeaders`. */
 export const DOCUMENT_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
@@ -90,8 +101,8 @@ export function addDocumentHeaders(reply: FastifyReply) {
  * headers (cors.ts: a preflight is answered here) and the request id, from objects built
  * once. Routes may override a header, as the reference page does its CSP.
  */
-export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*') {
-  const fixed = Object.freeze({ ...API_SECURITY_HEADERS, ...CORS_HEADERS });
+export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*', publicUrl: string) {
+  const fixed = Object.freeze({ ...apiSecurityHeaders(publicUrl), ...CORS_HEADERS });
   const allows = originAllowed(corsOrigins);
   registerPreflightRoute(app);
   app.addHook('onRequest', (request, reply, done) => {
@@ -106,8 +117,8 @@ export function registerResponseHeaders(app: FastifyInstance, corsOrigins: reado
  * a malformed URL), CORS's included, so that a browser client on an allowed origin can read
  * the error too.
  */
-export function routerErrorHeaders(corsOrigins: readonly string[] | '*'): (req: IncomingMessage, res: ServerResponse) => void {
-  const fixed = Object.entries({ ...API_SECURITY_HEADERS, ...CORS_HEADERS });
+export function routerErrorHeaders(corsOrigins: readonly string[] | '*', publicUrl: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const fixed = Object.entries({ ...apiSecurityHeaders(publicUrl), ...CORS_HEADERS });
   const allows = originAllowed(corsOrigins);
   return (req, res) => {
     for (const [name, value] of fixed) res.setHeader(name, value);

@@ -537,7 +537,8 @@ describe('security headers and CORS', () => {
     // An API answer may be framed by no one, as its CSP says; a page as its own CSP says.
     if (!(isApi ? /^DENY$/ : /^(DENY|SAMEORIGIN)$/).test(String(h['x-frame-options'] ?? ''))) problems.push(`X-Frame-Options ${h['x-frame-options']}`);
     if (!h['referrer-policy']) problems.push('Referrer-Policy');
-    if (!h['strict-transport-security']) problems.push('Strict-Transport-Security');
+    // The test app's PUBLIC_URL is plain HTTP: no HSTS (RFC 6797 7.2); over HTTPS below.
+    if (h['strict-transport-security'] !== undefined) problems.push('Strict-Transport-Security over plain HTTP');
     if (h['x-powered-by']) problems.push('X-Powered-By present');
     if (h['cross-origin-resource-policy'] !== 'cross-origin') problems.push('Cross-Origin-Resource-Policy must be cross-origin for CORS clients');
     const csp = String(h['content-security-policy'] ?? '');
@@ -612,6 +613,26 @@ describe('security headers and CORS', () => {
     const flag = await send('GET', '/static/flags/DANGER.svg');
     expect(String(flag.headers['content-type'])).toMatch(/^image\/svg\+xml/);
     expect(DOCUMENT_ONLY.filter((h) => flag.headers[h] === undefined)).toEqual([]);
+  });
+
+  it('HSTS is sent where the public URL is HTTPS (a proxy ends TLS in front), on every kind of answer, and never over plain HTTP', async () => {
+    const plain = await send('GET', `${BASE_PATH}/guides?limit=1`);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    const w = await buildWorld({ config: { publicUrl: 'https://docs.example' } });
+    try {
+      const guide = await w.db.selectFrom('guides').select('guideid').where('public', '=', 1).executeTakeFirstOrThrow();
+      const answers = {
+        json: await send('GET', `${BASE_PATH}/guides?limit=1`, { app: w }),
+        error: await send('GET', `${BASE_PATH}/guides/999999999`, { app: w }),
+        router: await send('GET', `${BASE_PATH}/users/%E0%A4%A`, { app: w }),
+        page: await send('GET', `/Guide/${guide.guideid}`, { app: w }),
+      };
+      for (const [what, res] of Object.entries(answers)) expect(res.headers['strict-transport-security'], what).toMatch(/^max-age=\d+; includeSubDomains$/);
+      expect([answers.json.statusCode, answers.error.statusCode, answers.router.statusCode, answers.page.statusCode]).toEqual([200, 404, 400, 200]);
+    } finally {
+      await w.close();
+    }
   });
 
   it('CORS: preflight answered for API clients, actual responses readable, configured origins enforced', async () => {
