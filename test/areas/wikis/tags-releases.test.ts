@@ -3,6 +3,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeAuthor, makeUser, unique, type TestUser } from '../../helpers/factories.js';
 import { enc, makeWiki } from '../../helpers/factories/wikis.js';
 import { nextVersion } from '../../../src/areas/wikis/wikis.service.js';
+import { flushWikiRecords, wikiCache } from '../../../src/areas/wikis/wikis.cache.js';
 
 // The specification's release record; for wikis guideid is null and wikiid is added.
 const RELEASE_FIELDS = ['releaseid', 'guideid', 'langid', 'revisionid', 'user', 'status', 'title', 'init_date', 'release_date', 'notes', 'type', 'href', 'version', 'wikiid'].sort();
@@ -81,6 +82,32 @@ describe('wiki tags', () => {
     expect((await t.get(path)).json()).toMatchObject({ revisionid: w.revisionid, tags: ['übersetzt'] });
     // The source's revisionid is not the translation's: 409 with the translation.
     expect((await t.put(`${path}/tag?langid=de&revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'x' } })).statusCode).toBe(409);
+  });
+
+  it('tags belong to the wiki in every language: a tag through one language shows at once in the kept and stored records of the others', async () => {
+    const w = await makeWiki(t, author);
+    const path = `/wikis/WIKI/${enc(w.title)}`;
+    const de = (await t.patch(`${path}?langid=de&revisionid=${w.revisionid}`, { token: author.token, body: { contents: 'Inhalt.' } })).json();
+    // Both languages read, kept by this process and stored, before the tags change.
+    expect((await t.get(path)).json()).toMatchObject({ langid: 'en', tags: [] });
+    expect((await t.get(`${path}?langid=de`)).json()).toMatchObject({ langid: 'de', tags: [] });
+    await flushWikiRecords(t.app);
+    const stored = await t.db.selectFrom('wiki_records').select('langid').where('wikiid', '=', w.wikiid).orderBy('langid').execute();
+    expect(stored.map((r) => r.langid)).toEqual(['de', 'en']);
+    const tagged = await t.put(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'english' } });
+    expect(tagged.json()).toMatchObject({ langid: 'en', tags: ['english'] });
+    // This process's kept German record, then (nothing kept) the stored one.
+    expect((await t.get(`${path}?langid=de`)).json()).toMatchObject({ langid: 'de', revisionid: de.revisionid, tags: ['english'] });
+    await flushWikiRecords(t.app);
+    wikiCache(t.app).clear();
+    expect((await t.get(`${path}?langid=de`)).json()).toMatchObject({ langid: 'de', revisionid: de.revisionid, tags: ['english'] });
+    expect((await t.get(path)).json()).toMatchObject({ langid: 'en', tags: ['english'] });
+    await flushWikiRecords(t.app);
+    const removed = await t.del(`${path}/tag?langid=de&revisionid=${de.revisionid}`, { token: author.token, body: { tag: 'english' } });
+    expect(removed.json()).toMatchObject({ langid: 'de', tags: [] });
+    expect((await t.get(path)).json()).toMatchObject({ langid: 'en', revisionid: tagged.json().revisionid, tags: [] });
+    wikiCache(t.app).clear();
+    expect((await t.get(path)).json()).toMatchObject({ langid: 'en', revisionid: tagged.json().revisionid, tags: [] });
   });
 });
 
