@@ -96,7 +96,7 @@ describe('wiki tags', () => {
     expect(stored.map((r) => r.langid)).toEqual(['de', 'en']);
     const tagged = await t.put(`${path}/tag?revisionid=${w.revisionid}`, { token: author.token, body: { tag: 'english' } });
     expect(tagged.json()).toMatchObject({ langid: 'en', tags: ['english'] });
-    // This process's kept German record, then (nothing kept) the stored one.
+    // This process's kept German record; then, nothing kept, a read that must not take the German record stored before the tag.
     expect((await t.get(`${path}?langid=de`)).json()).toMatchObject({ langid: 'de', revisionid: de.revisionid, tags: ['english'] });
     await flushWikiRecords(t.app);
     wikiCache(t.app).clear();
