@@ -89,7 +89,7 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
       // Rows read ahead are of the current revision's variants ('' and the caller's class) in the language asked for.
       const ahead = opts.readAhead && atRevision === undefined && opts.readAhead.langid === row.langid ? opts.readAhead.rows : undefined;
       const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl, ahead);
-      return found && { bytes: found.bytes, gzip: found.gzip, forClass: found.variant !== base, etag: found.etag };
+      return found && { bytes: found.bytes, lend: found.lend, gzip: found.gzip, forClass: found.variant !== base, etag: found.etag };
     },
     put(json, cls, builtAt, etag) {
       if (opts.justCommitted) return;

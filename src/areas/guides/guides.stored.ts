@@ -35,7 +35,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { signerId } from '../media/media.urls.js';
 import { perDatabase } from '../shared/per-database.js';
-import { DeferredWriter, packRecord, storedGzip, unpackRecord } from '../shared/stored-bytes.js';
+import { DeferredWriter, lendUnpacked, packRecord, storedGzip, unpackRecord, type Lent } from '../shared/stored-bytes.js';
 
 export { storedTtl, unpackRecord } from '../shared/stored-bytes.js';
 
@@ -103,16 +103,17 @@ class Store {
   /**
    * The valid stored bytes among `variants` (in that order of preference) of a guide in
    * a language, built at (revisionid, stamp) no more than `ttl` seconds before `now`:
-   * one primary-key read. `bytes` inflates them; `gzip` is them as stored, when a gzip member.
+   * one primary-key read. `bytes` inflates them, `lend` into a buffer lent for one answer;
+   * `gzip` is them as stored, when a gzip member.
    */
-  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number, readEarlier?: Promise<RecordRow[] | undefined>): Promise<{ bytes: () => Buffer; gzip: Buffer | undefined; variant: string; builtAt: number; etag: string | null } | undefined> {
+  async get(guideid: number, langid: string, variants: string[], revisionid: number, stamp: number, titlesStamp: number, now: number, ttl: number, readEarlier?: Promise<RecordRow[] | undefined>): Promise<{ bytes: () => Buffer; lend: () => Lent | undefined; gzip: Buffer | undefined; variant: string; builtAt: number; etag: string | null } | undefined> {
     const rows = (readEarlier && await readEarlier) || await this.rows(guideid, langid, variants);
     for (const v of variants) {
       const r = rows.find((x) => x.variant === v && x.guideid === guideid && x.langid === langid);
       if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && Number(r.titles_stamp) === titlesStamp && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
         this.hits++;
         const { body, size } = r;
-        return { bytes: () => unpackRecord(body, size), gzip: storedGzip(body), variant: v, builtAt: Number(r.built_at), etag: r.etag };
+        return { bytes: () => unpackRecord(body, size), lend: () => lendUnpacked(body, size), gzip: storedGzip(body), variant: v, builtAt: Number(r.built_at), etag: r.etag };
       }
     }
     this.misses++;

@@ -15,6 +15,7 @@ import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
 import { withArrayBytes } from './json-bytes.js';
+import type { Lent } from './stored-bytes.js';
 
 export interface Entry {
   key: string;
@@ -35,6 +36,8 @@ export interface Entry {
    * and `json` inflated only for one that does not.
    */
   gzip?: Buffer;
+  /** On the same entries: `json` in a buffer lent for one answer (stored-bytes.ts `lendUnpacked`), or undefined. */
+  lend?: () => Lent | undefined;
 }
 
 /**
@@ -171,13 +174,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * computed when they were kept; as a string when the output hook (http/output.ts)
  * rewrites the body (?pretty, XML), whose tag is then of what it writes.
  */
-export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag' | 'gzip'>) {
+export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag' | 'gzip' | 'lend'>) {
   reply.header('content-type', JSON_TYPE);
   if (outputRewritesBody(reply.request)) return reply.send(entry.json.toString());
   reply.header('etag', entry.etag);
   // The tag is weak (http/conditional.ts): the same for both codings of the same bytes.
   if (entry.gzip !== undefined && acceptsGzip(reply.request.headers['accept-encoding'])) {
     return reply.header('content-encoding', 'gzip').header('vary', GZIP_VARY).send(entry.gzip);
+  }
+  // Bytes only sent, not kept: lent, and given back once written (a response that never
+  // finishes, its client gone, leaves its buffer to the collector).
+  const lent = entry.lend?.();
+  if (lent !== undefined) {
+    reply.raw.once('finish', lent.release);
+    return reply.send(lent.bytes);
   }
   return reply.send(entry.json);
 }
@@ -188,10 +198,10 @@ export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'
  */
 const GZIP_VARY = 'Origin, Accept-Encoding';
 
-/** An entry of bytes from a lower level, not kept: `json` inflated from `bytes` when first asked for. */
-function unkeptStored(key: string, revisionid: number, stamp: number | string, at: number, etag: string, bytes: () => Buffer, gzip: Buffer): Entry {
+/** An entry of bytes from a lower level, not kept: `json` inflated from `bytes` when first asked for, or lent to an answer that only sends them. */
+function unkeptStored(key: string, revisionid: number, stamp: number | string, at: number, etag: string, bytes: () => Buffer, gzip: Buffer, lend?: () => Lent | undefined): Entry {
   let json: Buffer | undefined;
-  return { key, revisionid, stamp, at, etag, gzip, get json() { return (json ??= bytes()); } };
+  return { key, revisionid, stamp, at, etag, gzip, lend, get json() { return (json ??= bytes()); } };
 }
 
 /**
@@ -243,8 +253,12 @@ export function keptForAnyViewer(cache: ByteLru, key: string, revisionid: number
  * of the bytes goes with them both ways (null when the level has none: computed then).
  */
 export interface LowerLevel {
-  /** `bytes` unpacks them (a cost: called only when they are sent as they are or kept); `gzip`, the stored bytes when they are a gzip member. */
-  get(cls: ViewerClass | null): Promise<{ bytes: () => Buffer; gzip?: Buffer; forClass: boolean; etag: string | null } | undefined>;
+  /**
+   * `bytes` unpacks them (a cost: called only when they are sent as they are or kept);
+   * `lend`, into a buffer lent for one answer that only sends them; `gzip`, the stored bytes
+   * when they are a gzip member.
+   */
+  get(cls: ViewerClass | null): Promise<{ bytes: () => Buffer; lend?: () => Lent | undefined; gzip?: Buffer; forClass: boolean; etag: string | null } | undefined>;
   put(json: Buffer, cls: ViewerClass | null, builtAt: number, etag: string): void;
 }
 
@@ -306,7 +320,7 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
       const foundKey = found.forClass ? classKey(key, cls!) : key;
       const keep = cache.admitsFromBelow(foundKey);
       // Not kept: a client that accepts gzip is sent the stored bytes, nothing inflated.
-      if (!keep && found.gzip !== undefined && found.etag !== null) return unkeptStored(foundKey, revisionid, stamp, now, found.etag, found.bytes, found.gzip);
+      if (!keep && found.gzip !== undefined && found.etag !== null) return unkeptStored(foundKey, revisionid, stamp, now, found.etag, found.bytes, found.gzip, found.lend);
       const entry = cache.set(foundKey, revisionid, stamp, now, found.bytes(), found.etag, keep);
       // Kept without them (memory: the hot set fills the cache as it is); this answer may still send them.
       return found.gzip === undefined ? entry : { ...entry, gzip: found.gzip };

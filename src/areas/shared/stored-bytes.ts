@@ -3,7 +3,7 @@
 // answer (`DeferredWriter`: never during a GET, in small batched transactions).
 import type { FastifyBaseLogger } from 'fastify';
 import { promisify } from 'node:util';
-import { gzip, inflateRawSync } from 'node:zlib';
+import { constants as zlibConstants, gzip, inflateRawSync, InflateRaw } from 'node:zlib';
 import type { Config } from '../../config.js';
 
 /**
@@ -45,6 +45,102 @@ export function unpackRecord(body: Uint8Array, size?: number | null): Buffer {
   const opts = size && size < 2 ** 26 ? { chunkSize: Math.max(64, size + 1) } : undefined;
   return isGzipMember(body) ? inflateRawSync(body.subarray(GZIP_HEAD, body.length - GZIP_TAIL), opts) : inflateRawSync(body, opts);
 }
+
+/** Bytes lent for one answer: `release` gives them back once they are written (sendKept, byte-cache.ts). */
+export interface Lent {
+  bytes: Buffer;
+  release: () => void;
+}
+
+/** What `lendUnpacked` lends into: buffers of this size, at most this many kept free. */
+const LENT_BYTES = 64 * 1024;
+const LENT_KEPT = 16;
+
+/** The native stream under Node's zlib classes, as its synchronous functions use it (lib/zlib.js `processChunkSync`). */
+interface ZlibHandle {
+  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
+  reset(): void;
+}
+
+/**
+ * Records inflated for an answer that only sends them (a cold read whose bytes are not kept:
+ * byte-cache.ts), into buffers lent from a small pool and given back once written, by one
+ * zlib stream kept open and reset after each. `inflateRawSync` allocates, for every record,
+ * its output (37 KB on average) and a zlib stream with its 32 KB window, and V8 counts all of
+ * it against the old generation's limit: under cold reads it marked the whole heap several
+ * times a second (BENCHMARKS.md, run of 2026-11-28 19:04). Node has no public way to inflate
+ * into a given buffer, so this drives the stream's handle as `inflateRawSync` itself does;
+ * anything unexpected (another Node, a record of another size, a corrupt one) gives
+ * undefined, and the caller inflates as before.
+ */
+class LendingInflater {
+  private engine: { stream: InflateRaw; handle: ZlibHandle; state: Uint32Array } | null | undefined;
+  private readonly free: Buffer[] = [];
+  lent = 0;
+
+  private open() {
+    if (this.engine !== undefined) return this.engine;
+    const stream = new InflateRaw();
+    const { _handle: handle, _writeState: state } = stream as unknown as { _handle?: ZlibHandle; _writeState?: Uint32Array };
+    // An error (a corrupt record) destroys the stream, which then emits it: heard here, not thrown.
+    stream.on('error', () => {});
+    this.engine = handle && typeof handle.writeSync === 'function' && typeof handle.reset === 'function' && state instanceof Uint32Array ? { stream, handle, state } : null;
+    return this.engine;
+  }
+
+  lend(deflated: Uint8Array, size: number): Lent | undefined {
+    if (!(size > 0 && size < LENT_BYTES)) return undefined;
+    const engine = this.open();
+    if (!engine) return undefined;
+    const whole = this.free.pop() ?? Buffer.allocUnsafeSlow(LENT_BYTES);
+    // One byte more than the record: a record longer than `size` fills it, and is refused.
+    let written = -1;
+    try {
+      engine.handle.writeSync(zlibConstants.Z_FINISH, deflated, 0, deflated.length, whole, 0, size + 1);
+      // A corrupt record destroyed the stream (its error is heard above); else it is reset for the next.
+      if (!engine.stream.destroyed) {
+        if (engine.state[1] === 0) written = size + 1 - engine.state[0];
+        engine.handle.reset();
+      }
+    } catch {
+      engine.stream.destroy();
+    }
+    if (engine.stream.destroyed) this.engine = undefined;
+    if (written !== size) {
+      this.give(whole);
+      return undefined;
+    }
+    this.lent++;
+    let given = false;
+    return {
+      bytes: whole.subarray(0, size),
+      release: () => {
+        if (given) return;
+        given = true;
+        this.give(whole);
+      },
+    };
+  }
+
+  private give(whole: Buffer) {
+    if (this.free.length < LENT_KEPT) this.free.push(whole);
+  }
+}
+
+const lendingInflater = new LendingInflater();
+
+/**
+ * A stored record's bytes (`size` long when stored with them) in a buffer lent for one
+ * answer, to be given back once written; undefined when it cannot lend (no size, too large,
+ * not a gzip member): `unpackRecord` then.
+ */
+export function lendUnpacked(body: Uint8Array, size?: number | null): Lent | undefined {
+  if (!size || !isGzipMember(body)) return undefined;
+  return lendingInflater.lend(body.subarray(GZIP_HEAD, body.length - GZIP_TAIL), size);
+}
+
+/** How many records were inflated into lent buffers (tests). */
+export const lentRecords = () => lendingInflater.lent;
 
 /** The stored bytes as a gzip member to send as they are, or undefined (a record stored as raw deflate). */
 export function storedGzip(body: Uint8Array): Buffer | undefined {

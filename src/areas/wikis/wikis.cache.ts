@@ -28,7 +28,7 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { prepared } from '../../db/prepared.js';
 import { ByteLru, keptOrBuilt, sendKept, type LowerLevel } from '../shared/byte-cache.js';
-import { DeferredWriter, packRecord, storedGzip, storedTtl, unpackRecord } from '../shared/stored-bytes.js';
+import { DeferredWriter, lendUnpacked, packRecord, storedGzip, storedTtl, unpackRecord, type Lent } from '../shared/stored-bytes.js';
 import { builderOf } from '../guides/guides.stored.js';
 import { canEditWiki } from './wikis.queries.js';
 import type { WikiFull } from './wikis.schemas.js';
@@ -114,7 +114,7 @@ export async function sendCachedWiki(app: FastifyInstance, reply: FastifyReply, 
   const stored: LowerLevel = {
     async get() {
       const found = await store.get(head.wikiid, langid, head.revisionid, head.cache_stamp, stamps, now, ttl);
-      return found && { bytes: found.bytes, gzip: found.gzip, forClass: false, etag: found.etag };
+      return found && { bytes: found.bytes, lend: found.lend, gzip: found.gzip, forClass: false, etag: found.etag };
     },
     put(json, _cls, builtAt, etag) {
       store.put({ wikiid: head.wikiid, langid, revisionid: head.revisionid, stamp: head.cache_stamp, stamps, builtAt, body: json, etag });
@@ -150,12 +150,12 @@ class WikiStore {
   }
 
   /** The stored bytes (and their tag) of a wiki in a language if built at (revisionid, stamp) under `stamps`, less than `ttl` before `now`, by a process configured alike. */
-  async get(wikiid: number, langid: string, revisionid: number, stamp: number, stamps: string, now: number, ttl: number): Promise<{ bytes: () => Buffer; gzip: Buffer | undefined; etag: string | null } | undefined> {
+  async get(wikiid: number, langid: string, revisionid: number, stamp: number, stamps: string, now: number, ttl: number): Promise<{ bytes: () => Buffer; lend: () => Lent | undefined; gzip: Buffer | undefined; etag: string | null } | undefined> {
     const [r] = await recordRow(this.db, { wikiid, langid });
     if (r && Number(r.revisionid) === revisionid && Number(r.cache_stamp) === stamp && r.stamps === stamps && now - Number(r.built_at) < ttl && r.built_by === this.builtBy) {
       this.hits++;
       const { body, size } = r;
-      return { bytes: () => unpackRecord(body, size), gzip: storedGzip(body), etag: r.etag };
+      return { bytes: () => unpackRecord(body, size), lend: () => lendUnpacked(body, size), gzip: storedGzip(body), etag: r.etag };
     }
     this.misses++;
     return undefined;

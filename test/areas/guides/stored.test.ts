@@ -3,6 +3,8 @@
 // for the callers the process cache would give it to. "A new process" here is the process
 // cache cleared: what is left is the database (test/reliability/processes.test.ts runs
 // real processes).
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
@@ -14,6 +16,7 @@ import { storeAllGuideRecords } from '../../../src/areas/guides/guides.stored-bu
 import { makeCategoryAt, makeProcess } from '../approvals/helpers.js';
 import { BASE_PATH } from '../../../src/app.js';
 import { etagOf } from '../../../src/http/conditional.js';
+import { lentRecords } from '../../../src/areas/shared/stored-bytes.js';
 
 let admin: TestUser;
 let author: TestUser;
@@ -559,5 +562,45 @@ describe('stored records sent gzipped as they are', () => {
     // An Admin reads the record stored for anyone (no private prerequisite): gzipped too.
     expect(byAdmin.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(byAdmin.rawPayload).toString()).toBe(first.body);
+  });
+});
+
+describe('stored records inflated into buffers lent for one answer', () => {
+  /** A GET over a real socket of `agent` (light-my-request copies what is written; a socket does not). */
+  function get(port: number, agent: Agent, path: string): Promise<{ status: number; encoding: string | undefined; body: string }> {
+    return new Promise((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path: `${BASE_PATH}${path}`, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, encoding: res.headers['content-encoding'], body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      }).on('error', reject).end();
+    });
+  }
+
+  it('reads over real sockets that miss the process cache, many at once, each get their own record, from buffers lent and given back', async () => {
+    const guides = await Promise.all(Array.from({ length: 20 }, (_, i) => makePublishedGuide(t, author, 3, { title: `Lent for one answer ${i}` })));
+    const built = new Map<number, string>();
+    for (const g of guides) built.set(g.guideid, (await coldRead(g.guideid)).body);
+    if (!t.app.server.listening) await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const lent = lentRecords();
+    try {
+      // Three rounds of 20 reads on 4 sockets: more buffers than the pool keeps, each lent
+      // again after it was written. (Clearing the cache forgets the offers too: no read is kept.)
+      for (let round = 0; round < 3; round++) {
+        guideCaches(t.app).guides.clear();
+        const answers = await Promise.all(guides.map((g) => get(port, agent, `/guides/${g.guideid}`)));
+        for (const [i, a] of answers.entries()) {
+          expect(a.status).toBe(200);
+          expect(a.encoding).toBeUndefined();
+          expect(a.body).toBe(built.get(guides[i].guideid));
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(lentRecords()).toBe(lent + 60);
   });
 });
