@@ -89,11 +89,12 @@ class LendingInflater {
   }
 
   lend(deflated: Uint8Array, size: number): Lent | undefined {
-    if (!(size > 0 && size < LENT_BYTES)) return undefined;
+    if (!(Number.isInteger(size) && size > 0 && size < LENT_BYTES)) return undefined;
     const engine = this.open();
     if (!engine) return undefined;
     const whole = this.free.pop() ?? Buffer.allocUnsafeSlow(LENT_BYTES);
     // One byte more than the record: a record longer than `size` fills it, and is refused.
+    // (The handle checks its offsets and lengths by aborting the process: they are checked above.)
     let written = -1;
     try {
       engine.handle.writeSync(zlibConstants.Z_FINISH, deflated, 0, deflated.length, whole, 0, size + 1);

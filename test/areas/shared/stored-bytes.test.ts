@@ -44,6 +44,7 @@ describe('stored records inflated into lent buffers', () => {
     expect(lendUnpacked(body, json.length - 1)).toBeUndefined();
     expect(lendUnpacked(body, json.length + 1)).toBeUndefined();
     expect(lendUnpacked(body, null)).toBeUndefined();
+    expect(lendUnpacked(body, String(json.length) as unknown as number)).toBeUndefined();
     const large = record(8, 70_000);
     expect(lendUnpacked(gzipSync(large), large.length)).toBeUndefined();
     // Raw deflate (records stored before 2026-11-28) is not a gzip member: unpackRecord reads it.
