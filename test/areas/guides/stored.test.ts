@@ -566,7 +566,7 @@ describe('stored records sent gzipped as they are', () => {
 });
 
 describe('stored records inflated into buffers lent for one answer', () => {
-  /** A GET over a real socket of `agent` (light-my-request copies what is written; a socket does not). */
+  /** A GET over a real socket of `agent` (light-my-request copies what is written; a socket's pending write holds the buffer itself). */
   function get(port: number, agent: Agent, path: string): Promise<{ status: number; encoding: string | undefined; body: string }> {
     return new Promise((resolve, reject) => {
       request({ host: '127.0.0.1', port, path: `${BASE_PATH}${path}`, agent }, (res) => {
@@ -587,8 +587,8 @@ describe('stored records inflated into buffers lent for one answer', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     const lent = lentRecords();
     try {
-      // Three rounds of 20 reads on 4 sockets: more buffers than the pool keeps, each lent
-      // again after it was written. (Clearing the cache forgets the offers too: no read is kept.)
+      // Three rounds of 20 reads on 4 sockets: 60 lent from a pool of a few buffers, each lent
+      // again once its answer was written. (Clearing the cache forgets the offers too: no read is kept.)
       for (let round = 0; round < 3; round++) {
         guideCaches(t.app).guides.clear();
         const answers = await Promise.all(guides.map((g) => get(port, agent, `/guides/${g.guideid}`)));
