@@ -118,10 +118,14 @@ export const guideKeys = (db: Db): GuideKeysQuery => db.selectFrom('guides as k'
 /** A light row of a page, with the row's `cache_stamp`, which with the row vouches for the record (pageCheck). */
 export type PageRow = LightRow & { cache_stamp: number };
 
-/** The columns of a guide's row that vouch for its light record: all it shows of the row, and its cache_stamp. */
-const PAGE_CHECK_COLUMNS = [...LIGHT_ROW_COLUMNS, 'g.cache_stamp'] as const;
-type PageCheckKey = Exclude<keyof PageRow, 'username'>;
-const PAGE_CHECK_KEYS = PAGE_CHECK_COLUMNS.map((c) => c.slice(2) as PageCheckKey);
+/**
+ * The columns of a guide's row that vouch for its light record: which row, and its
+ * cache_stamp, which moves with every change of the row itself and of what the record
+ * shows of other rows (migrations 2026_11_22_1420 and 2026_11_28_2200). `guides_list`
+ * carries all three: a check reads that index alone.
+ */
+const PAGE_CHECK_KEYS = ['guideid', 'langid', 'cache_stamp'] as const;
+type PageCheckKey = typeof PAGE_CHECK_KEYS[number];
 
 /**
  * Light rows of one page, in the page's order (`dir` by guideid, then langid): the page's
@@ -138,21 +142,18 @@ export function lightRowsOfPage(db: Db, keys: GuideKeysQuery, dir: 'asc' | 'desc
 
 /**
  * What vouches for a page of light records built from `rows`: which rows, in which order,
- * what the records show of each row, and each row's cache_stamp, which the triggers bump
- * for everything else a light record shows (its flags, images, owner's name and
- * prerequisites: migration 2026_11_22_1420_guide_cache). Equal checks, equal pages.
+ * and each row's cache_stamp, which the triggers bump for everything a light record shows
+ * (the row itself, its flags, images, owner's name and prerequisites: PAGE_CHECK_KEYS).
+ * Equal checks, equal pages.
  */
 export function pageCheckOf(rows: ReadonlyArray<Pick<PageRow, PageCheckKey>>): string {
-  // A digest: kept with every page and suggestion, the rows themselves (summaries) weighed more.
+  // A digest: kept with every page and suggestion.
   return sha1(JSON.stringify(rows.map((r) => PAGE_CHECK_KEYS.map((k) => r[k]))));
 }
 
-/** The check of the page `keys` selects as the rows are now (pageCheckOf): one query, no join of owners. */
-export async function pageCheck(db: Db, keys: GuideKeysQuery, dir: 'asc' | 'desc'): Promise<string> {
-  const rows = await db.selectFrom(keys.as('page'))
-    .innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'page.guideid').onRef('g.langid', '=', 'page.langid'))
-    .select(PAGE_CHECK_COLUMNS).orderBy('g.guideid', dir).orderBy('g.langid', dir).execute();
-  return pageCheckOf(rows);
+/** The check of the page `keys` selects (in its order) as the rows are now (pageCheckOf): one query of the keys' index, when they filter on nothing else. */
+export async function pageCheck(db: Db, keys: GuideKeysQuery): Promise<string> {
+  return pageCheckOf(await keys.select('k.cache_stamp').execute());
 }
 
 /**
@@ -170,7 +171,7 @@ export async function publicRowsOf(db: Db, guideids: number[], wanted: Set<strin
 /** The check of `publicRowsOf` as the rows are now: one query, no join of owners. */
 export async function publicRowsCheck(db: Db, guideids: number[], wanted: Set<string>): Promise<string> {
   if (guideids.length === 0) return pageCheckOf([]);
-  const rows = await db.selectFrom('guides as g').select(PAGE_CHECK_COLUMNS).where('g.guideid', 'in', guideids).where('g.public', '=', 1).where('g.deleted', '=', 0)
+  const rows = await db.selectFrom('guides as g').select(['g.guideid', 'g.langid', 'g.cache_stamp']).where('g.guideid', 'in', guideids).where('g.public', '=', 1).where('g.deleted', '=', 0)
     .orderBy('g.guideid').orderBy('g.langid').execute();
   return pageCheckOf(rows.filter((r) => wanted.has(`${r.guideid}:${r.langid}`)));
 }

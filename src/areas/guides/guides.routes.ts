@@ -48,7 +48,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
     if (q.includePrivate) return (await listPage()).records;
     // The page's query is made only when a page is built or checked: not for a kept one.
-    return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, () => pageCheck(db, pageKeys(), dir));
+    return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, () => pageCheck(db, pageKeys()));
     function pageKeys() {
       let keys = guideKeys(db).where('k.deleted', '=', 0);
       if (!q.includePrivate) keys = keys.where('k.public', '=', 1);

@@ -134,12 +134,15 @@ export async function commitGuideRevisionRow(trx: Db, guideid: number, langid: s
   // Set only when it changed (most edits): SQLite rewrites the entry of every index on a
   // column the statement sets, changed or not, one more page for the commit to write.
   const imageChanged = known.row === undefined || known.row.step_imageid !== stepImageid;
-  const row = await trx.updateTable('guides').set({
+  // The row's stamp moved here, not by its trigger (2026_11_28_2200): SQLite's RETURNING
+  // does not show what an AFTER trigger wrote, and the answer is cached under the stamp.
+  const row = await trx.updateTable('guides').set((eb) => ({
     ...known.set,
     revisionid: rev.revisionid,
     modified_date: now,
+    cache_stamp: eb('cache_stamp', '+', 1),
     ...(imageChanged ? { step_imageid: stepImageid } : {}),
-  }).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
+  })).where('guideid', '=', guideid).where('langid', '=', langid).returningAll().executeTakeFirstOrThrow();
   const parts = { steps: snapshot.steps, stepImageid, prerequisites: snapshot.prerequisites };
   return { row, tags: snapshot.tags, parts };
 }

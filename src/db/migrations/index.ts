@@ -46,6 +46,7 @@ import * as guideReachStamp from './2026_11_27_2100_guide_reach_stamp.js';
 import * as stampShards from './2026_11_28_0100_stamp_shards.js';
 import * as imageBookkeeping from './2026_11_28_1000_image_bookkeeping.js';
 import * as commentsStampInserts from './2026_11_28_1700_comments_stamp_inserts.js';
+import * as guideRowStamp from './2026_11_28_2200_guide_row_stamp.js';
 import * as wikiExcerpts from './2026_11_23_1000_wiki_excerpts.js';
 import * as formFieldsWorkLog from './2026_11_23_1500_form_fields_work_log.js';
 import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_language.js';
@@ -105,4 +106,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0100_stamp_shards': stampShards,
   '2026_11_28_1000_image_bookkeeping': imageBookkeeping,
   '2026_11_28_1700_comments_stamp_inserts': commentsStampInserts,
+  '2026_11_28_2200_guide_row_stamp': guideRowStamp,
 };

@@ -7,6 +7,7 @@ import { addStep, line, makeCategory, makeGuide, makeImage, makeItem, makePublis
 import { guideCaches, invalidateGuide, keptParts } from '../../../src/areas/guides/guides.cache.js';
 import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
 import * as guideCommentsStamp from '../../../src/db/migrations/2026_11_27_0100_guide_comments_stamp.js';
+import * as guideRowStamp from '../../../src/db/migrations/2026_11_28_2200_guide_row_stamp.js';
 
 let author: TestUser;
 let moderator: TestUser;
@@ -472,8 +473,8 @@ describe('the stamps of the guides that require a guide', () => {
       return moved;
     };
     expect(await bumped(() => t.db.updateTable('guides').set({ title: 'Required, renamed' }).where('guideid', '=', a.guideid).execute())).toEqual(['b', 'c']);
-    // A guide nobody requires: nothing else moves.
-    expect(await bumped(() => t.db.updateTable('guides').set({ title: 'Required by nobody' }).where('guideid', '=', other.guideid).execute())).toEqual([]);
+    // A guide nobody requires: nothing else moves; its own stamp does (its row changed).
+    expect(await bumped(() => t.db.updateTable('guides').set({ title: 'Required by nobody' }).where('guideid', '=', other.guideid).execute())).toEqual(['other']);
     const row = await t.db.selectFrom('guides').selectAll().where('guideid', '=', a.guideid).executeTakeFirstOrThrow();
     expect(await bumped(() => t.db.insertInto('guides').values({ ...row, langid: 'xx' }).execute())).toEqual(['b', 'c']);
     expect(await bumped(() => t.db.deleteFrom('guides').where('guideid', '=', a.guideid).where('langid', '=', 'xx').execute())).toEqual(['b', 'c']);
@@ -560,5 +561,42 @@ describe('migration 2026_11_27_0100_guide_comments_stamp', () => {
     expect(await stamp()).toBe(s0 + 1);
     await t.db.insertInto('comments').values({ context: 'step', contextid: g.steps[0].stepid, userid: author.userid, langid: 'en', text_raw: 'On the step', date: t.clock.now() }).execute();
     expect(await stamp()).toBe(s0 + 2);
+  });
+});
+
+describe('migration 2026_11_28_2200_guide_row_stamp', () => {
+  it('a change of the row itself moves its stamp once, whoever writes it, and shows at once; an edit moves it once; down takes that away, up puts it back', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    const stamp = async () => Number((await t.db.selectFrom('guides').select('cache_stamp').where('guideid', '=', g.guideid).executeTakeFirstOrThrow()).cache_stamp);
+    const byHand = (summary: string) => t.db.updateTable('guides').set({ summary }).where('guideid', '=', g.guideid).execute();
+    await read(g.guideid);
+    await flushStoredRecords(t.app);
+    const s0 = await stamp();
+    // SQL by hand, no revision: the kept record and the stored one are not served.
+    await byHand('Changed by hand');
+    expect(await stamp()).toBe(s0 + 1);
+    expect((await read(g.guideid)).json().summary).toBe('Changed by hand');
+    guideCaches(t.app).guides.clear();
+    expect((await read(g.guideid)).json().summary).toBe('Changed by hand');
+    // A write of the stamp itself, or of a column no record shows, moves nothing more.
+    await t.db.updateTable('guides').set((eb) => ({ cache_stamp: eb('cache_stamp', '+', 5) })).where('guideid', '=', g.guideid).execute();
+    expect(await stamp()).toBe(s0 + 6);
+    await t.db.updateTable('guides').set((eb) => ({ reader_revisionid: eb.ref('reader_revisionid') })).where('guideid', '=', g.guideid).execute();
+    expect(await stamp()).toBe(s0 + 6);
+    // An edit: one move, made by the edit's own update (what it returned is what is kept).
+    const current = (await read(g.guideid)).json();
+    const res = await t.patch(`/guides/${g.guideid}?revisionid=${current.revisionid}`, { token: author.token, body: { summary: 'Edited' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await stamp()).toBe(s0 + 7);
+    await guideRowStamp.down(t.db);
+    try {
+      await byHand('Changed by hand, not seen');
+      expect(await stamp()).toBe(s0 + 7);
+    } finally {
+      await guideRowStamp.up(t.db);
+    }
+    await byHand('Changed by hand again');
+    expect(await stamp()).toBe(s0 + 8);
+    expect((await read(g.guideid)).json().summary).toBe('Changed by hand again');
   });
 });

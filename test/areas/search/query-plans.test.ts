@@ -160,4 +160,31 @@ describe('query plans of hot reads', () => {
       expect(plan).toMatch(/SEARCH g USING INDEX sqlite_autoindex_guides_1 \(guideid=\? AND langid=\?\)/);
     }
   });
+
+  it('a kept list page and a kept suggestion, after an edit of another guide, are checked by their rows\' keys and stamps alone (SQLite: in guides_list, not a row read)', async () => {
+    const page = '/guides?offset=40&limit=20';
+    const suggest = '/suggest/gearbox';
+    const other = await makePublishedGuide(t, author, 0, { title: 'Edited elsewhere' });
+    expect((await t.get(page)).statusCode).toBe(200);
+    expect((await t.get(suggest)).statusCode).toBe(200);
+    // A column lists show and the search does not: the suggestion's hits stay as they were.
+    const edit = await t.patch(`/guides/${other.guideid}?revisionid=${other.revisionid}`, { token: author.token, body: { difficulty: 'Difficult' } });
+    expect(edit.statusCode, edit.body).toBe(200);
+    await flushStoredRecords(t.app);
+    const queries = await captured(async () => {
+      expect((await t.get(page)).statusCode).toBe(200);
+      expect((await t.get(suggest)).statusCode).toBe(200);
+    });
+    const checks = queries.filter((q) => /"cache_stamp"/.test(q.sql) && /from "guides"/.test(q.sql));
+    expect(checks.map((q) => q.sql), queries.map((q) => q.sql).join('\n')).toHaveLength(2);
+    for (const q of checks) {
+      expect(q.sql).not.toMatch(/join/);
+      const plan = await planOf(t.db, q);
+      // PostgreSQL reads the rows' stamps by their keys (one index, its heap), no scan.
+      if (t.dialect === 'postgres') {
+        expect(plan, q.sql).toMatch(/Index (Only )?Scan using guides_(list|pk) on guides [gk]/);
+        expect(plan, q.sql).not.toMatch(/Seq Scan/);
+      } else expect(plan, q.sql).toMatch(/^SEARCH [gk] USING COVERING INDEX guides_list[^\n]*$/);
+    }
+  });
 });
