@@ -121,8 +121,7 @@ export type PageRow = LightRow & { cache_stamp: number };
 /**
  * The columns of a guide's row that vouch for its light record: which row, and its
  * cache_stamp, which moves with every change of the row itself and of what the record
- * shows of other rows (migrations 2026_11_22_1420 and 2026_11_28_2200). `guides_list`
- * carries all three: a check reads that index alone.
+ * shows of other rows (migrations 2026_11_22_1420 and 2026_11_28_2200).
  */
 const PAGE_CHECK_KEYS = ['guideid', 'langid', 'cache_stamp'] as const;
 type PageCheckKey = typeof PAGE_CHECK_KEYS[number];
@@ -151,7 +150,7 @@ export function pageCheckOf(rows: ReadonlyArray<Pick<PageRow, PageCheckKey>>): s
   return sha1(JSON.stringify(rows.map((r) => PAGE_CHECK_KEYS.map((k) => r[k]))));
 }
 
-/** The check of the page `keys` selects (in its order) as the rows are now (pageCheckOf): one query of the keys' index, when they filter on nothing else. */
+/** The check of the page `keys` selects (in its order) as the rows are now (pageCheckOf): the keys' own query, with the rows' stamps. */
 export async function pageCheck(db: Db, keys: GuideKeysQuery): Promise<string> {
   return pageCheckOf(await keys.select('k.cache_stamp').execute());
 }
