@@ -115,7 +115,7 @@ export type GuideKeysQuery = SelectQueryBuilder<Database & { k: GuideTable }, 'k
 /** The guides, as `k`, to select a page of keys from (GET /guides, through lightRowsOfPage). */
 export const guideKeys = (db: Db): GuideKeysQuery => db.selectFrom('guides as k').select(['k.guideid', 'k.langid']);
 
-/** A light row of a page, with the row's `cache_stamp`, which with the row vouches for the record (pageCheck). */
+/** A light row of a page, with the row's `cache_stamp`, which vouches for the record built from it (pageCheckOf). */
 export type PageRow = LightRow & { cache_stamp: number };
 
 /**
