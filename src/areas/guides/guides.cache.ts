@@ -9,7 +9,8 @@
 //  - a guide: its row's (revisionid, cache_stamp), read by the lookup every read of a
 //    guide does anyway (findGuideHead); a new revision or a bumped stamp misses.
 //  - a list page: the `cache_stamps` row 'guides', one primary-key lookup; after it moved,
-//    the page's rows and their cache_stamps, one query (sendCachedList).
+//    the page's rows and their cache_stamps, one query (sendCachedList): the page's own
+//    query, or, while the 'guide_reach' stamp has not moved, its rows by their keys.
 // Stamps are read before what they vouch for, so an answer built while a write commits
 // is stored under the older stamp and is never served after it.
 //
@@ -29,8 +30,8 @@ import type { Kysely } from 'kysely';
 import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
-import type { GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamp, cachedOrBuilt, keepsForCaller, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { samePage, type GuideHead } from './guides.queries.js';
+import { ByteLru, cacheStamps, cachedOrBuilt, keepsForCaller, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
 import { isPostgres } from '../../db/helpers.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
@@ -187,16 +188,18 @@ export class KeptParts {
  * Answers a page of the guide list as `user` sees it from the cache when no guide
  * changed since it was built (the 'guides' stamp), else builds, serializes and keeps it.
  * `key` names the page (every query parameter that shapes it). A page kept under an older
- * stamp is kept on when `check` (what its build's `check` was: guides.queries.ts,
- * `pageCheck`) reads the same now: an edit of a guide it does not show changes nothing in it.
+ * stamp is kept on when `check` (given the kept page's check; what its build's `check` was:
+ * guides.queries.ts, `pageCheckUnder`) reads the same now: an edit of a guide it does not
+ * show changes nothing in it. Both are given the 'guide_reach' stamp, read with 'guides'
+ * before them (guides.queries.ts, `pageCheckAgain`, says what it lets a check skip).
  */
-export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: () => Promise<{ records: T[]; dependsOnViewer: boolean; check: string }>, check: () => Promise<string>): Promise<T[] | FastifyReply> {
-  if (app.config.guideCacheMb <= 0) return (await build()).records;
-  const stamp = await cacheStamp(app.db, 'guides');
+export async function sendCachedList<T>(app: FastifyInstance, reply: FastifyReply, user: AuthUser | null, key: string, build: (reach: number) => Promise<{ records: T[]; dependsOnViewer: boolean; check: string }>, check: (kept: string, reach: number) => Promise<string>): Promise<T[] | FastifyReply> {
+  if (app.config.guideCacheMb <= 0) return (await build(-1)).records;
+  const [stamp, reach] = await cacheStamps(app.db, 'guides', 'guide_reach');
   const lists = guideCaches(app).lists;
-  await renewedIfUnchanged(lists, reply, user, key, 0, stamp, check);
+  await renewedIfUnchanged(lists, reply, user, key, 0, stamp, (kept) => check(kept, reach), samePage);
   return cachedOrBuilt(lists, reply, user, key, 0, stamp, async () => {
-    const { records, dependsOnViewer, check: built } = await build();
+    const { records, dependsOnViewer, check: built } = await build(reach);
     return { value: records, dependsOnViewer, check: built };
   });
 }

@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { TAG_RULE, tagsOf } from '../tags/tags.queries.js';
 import { FullGuide, guideCreateBody, guideListQuery, guidePatchBody, LangQuery, LightGuide, MAX_ID, Revisionid, Id, GuideParam } from './guides.schemas.js';
 import { buildFullRecord, buildFullRecordFor, lightGuidePage, lightGuideRecords } from './guides.records.js';
-import { findGuideRow, guideKeys, lightRowsOfPage, lightSelect, loadCurrentSource, loadRevisionSource, pageCheck, pageCheckOf } from './guides.queries.js';
+import { findGuideRow, guideKeys, lightRowsOfPage, lightSelect, loadCurrentSource, loadRevisionSource, checkedByKeys, pageCheckAgain, pageCheckUnder, type GuideKeysQuery } from './guides.queries.js';
 import { guideAccess } from './guides.access.js';
 import { checkTag, defaultTitle, insertGuide, validateGuideFields } from './guides.service.js';
 import { currentGuide, deleteGuide, editGuide, restoreGuide, setGuidePublic, tagGuide } from './guides.changes.js';
@@ -46,10 +46,14 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (!isAdmin(request.user)) throw forbidden('includePrivate needs an Admin.');
     }
     const dir = q.order === 'DESC' ? 'desc' : 'asc';
-    if (q.includePrivate) return (await listPage()).records;
+    if (q.includePrivate) return (await listPage(-1)).records;
     // The page's query is made only when a page is built or checked: not for a kept one.
-    return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, () => pageCheck(db, pageKeys()));
-    function pageKeys() {
+    // Which guides make a page follows the 'guide_reach' stamp (their keys, `public`,
+    // `deleted`) unless it is filtered by a column that stamp does not follow; then a deep
+    // page is checked by its keys.
+    const byKeys = q.filter === undefined && q.modifiedSince === undefined && checkedByKeys(q.offset, q.limit);
+    return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, (kept, reach) => pageCheckAgain(filtered(), page, dir, kept, reach, byKeys));
+    function filtered() {
       let keys = guideKeys(db).where('k.deleted', '=', 0);
       if (!q.includePrivate) keys = keys.where('k.public', '=', 1);
       if (q.guideids !== undefined) {
@@ -60,11 +64,14 @@ export async function guidesRoutes(fastify: FastifyInstance) {
       if (q.filter !== undefined) keys = keys.where('k.type', '=', q.filter);
       if (q.modifiedSince !== undefined) keys = keys.where('k.modified_date', '>=', q.modifiedSince);
       if (q.langid !== undefined) keys = keys.where('k.langid', '=', q.langid);
+      return keys;
+    }
+    function page(keys: GuideKeysQuery) {
       return keys.orderBy('k.guideid', dir).orderBy('k.langid', dir).limit(q.limit).offset(q.offset);
     }
-    async function listPage() {
-      const rows = await lightRowsOfPage(db, pageKeys(), dir);
-      return { ...await lightGuidePage(db, config, rows, request.user), check: pageCheckOf(rows) };
+    async function listPage(reach: number) {
+      const rows = await lightRowsOfPage(db, page(filtered()), dir);
+      return { ...await lightGuidePage(db, config, rows, request.user), check: pageCheckUnder(reach, rows) };
     }
   });
 

@@ -354,19 +354,23 @@ export async function keptOrBuilt<T>(cache: ByteLru, reply: FastifyReply, user: 
  * several and a serialization. Correct because the check is read after the stamps: what
  * it vouches for did not change between the build and now, so the bytes are of now, which
  * is at least as new as the stamps. The entry keeps its age (the TTL still bounds it).
- * Concurrent callers at the same stamps share one check.
+ * Concurrent callers at the same stamps share one check. `check` is given the check of a
+ * kept entry (what it read last time may tell it what to read now: a page's keys); `same`
+ * says whether a kept check and the current one vouch for the same bytes (by default, equal
+ * strings), and a renewed entry keeps the current one.
  */
-export async function renewedIfUnchanged(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, check: () => Promise<string>): Promise<void> {
+export async function renewedIfUnchanged(cache: ByteLru, reply: FastifyReply, user: AuthUser | null, key: string, revisionid: number, stamp: number | string, check: (kept: string) => Promise<string>, same: (kept: string, current: string) => boolean = (a, b) => a === b): Promise<void> {
   const now = reply.server.clock.now();
   const kept = keptForCaller(cache, key, user, now);
   if (kept.some((e) => e && e.revisionid === revisionid && e.stamp === stamp)) return;
   const stale = kept.filter((e): e is Entry => e?.check !== undefined);
   if (stale.length === 0) return;
-  const current = await cache.checks.run(`${key}\u0000${revisionid}\u0000${stamp}`, check);
+  const current = await cache.checks.run(`${key}\u0000${revisionid}\u0000${stamp}`, () => check(stale[0].check!));
   for (const e of stale) {
-    if (e.check !== current || cache.peekAny(e.key, now) !== e) continue;
+    if (!same(e.check!, current) || cache.peekAny(e.key, now) !== e) continue;
     e.revisionid = revisionid;
     e.stamp = stamp;
+    e.check = current;
   }
 }
 

@@ -5,6 +5,7 @@ import { appForFile } from '../../helpers/app.js';
 import { makeAuthor, makeModerator, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeCategory, makeGuide, makeImage, makeItem, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { guideCaches, invalidateGuide, keptParts } from '../../../src/areas/guides/guides.cache.js';
+import { checkedByKeys } from '../../../src/areas/guides/guides.queries.js';
 import { flushStoredRecords, storedRecords } from '../../../src/areas/guides/guides.stored.js';
 import * as guideCommentsStamp from '../../../src/db/migrations/2026_11_27_0100_guide_comments_stamp.js';
 import * as guideRowStamp from '../../../src/db/migrations/2026_11_28_2200_guide_row_stamp.js';
@@ -453,6 +454,85 @@ describe('list pages kept through writes of guides they do not show', () => {
     expect((await page()).json().map((g: { guideid: number }) => g.guideid)).toEqual([a.guideid, b.guideid, hidden.guideid]);
     await t.db.updateTable('guides').set({ deleted: 1 }).where('guideid', '=', a.guideid).execute();
     expect((await page()).json().map((g: { guideid: number }) => g.guideid)).toEqual([b.guideid, hidden.guideid]);
+  });
+});
+
+describe('a kept page checked by its keys', () => {
+  const idsOf = (res: { json: () => unknown }) => (res.json() as Array<{ guideid: number; locale: string }>).map((g) => `${g.guideid}:${g.locale}`);
+
+  it('after an edit of another guide, a deep page whose guides follow the reach stamp reads its rows by key; a change of which guides make it is seen at once', async () => {
+    const other = await makePublishedGuide(t, author, 0);
+    const [a, b, c] = [await makePublishedGuide(t, author, 0), await makePublishedGuide(t, author, 0), await makePublishedGuide(t, author, 0)];
+    // Deep enough to be checked by its keys (checkedByKeys): rows before it in DESC order,
+    // copies of a's row by hand under ids no test reaches, then c; the page is b and a.
+    const deep = 100;
+    expect(checkedByKeys(deep + 1, 2)).toBe(true);
+    const row = await t.db.selectFrom('guides').selectAll().where('guideid', '=', a.guideid).executeTakeFirstOrThrow();
+    const copies = Array.from({ length: deep }, (_, i) => 1_000_000_000 + i);
+    await t.db.insertInto('guides').values(copies.map((guideid) => ({ ...row, guideid }))).execute();
+    const path = `/guides?order=DESC&offset=${deep + 1}&limit=2`;
+    const listed = async () => {
+      const res = await t.get(path);
+      expect(res.statusCode, res.body).toBe(200);
+      return res;
+    };
+    let revisionid = other.revisionid;
+    const editOther = async () => {
+      const res = await t.patch(`/guides/${other.guideid}?revisionid=${revisionid}`, { token: author.token, body: { summary: `Edited at ${revisionid}.` } });
+      expect(res.statusCode, res.body).toBe(200);
+      revisionid = res.json().revisionid;
+    };
+    const first = await listed();
+    expect(idsOf(first)).toEqual([`${b.guideid}:en`, `${a.guideid}:en`]);
+
+    await editOther();
+    let again: { body: string; headers: Record<string, unknown> } = first;
+    const sent = await statementsOf(async () => { again = await listed(); });
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    // One statement, by the page's keys: neither its offset nor its limit.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toMatch(/offset|limit/i);
+
+    // A language of a guide the page shows, at its end (by hand): the guide's keys that
+    // the page does not show are no change of it, and the next check is by key still.
+    await t.db.insertInto('guides').values({ ...row, langid: 'aa' }).execute();
+    expect(idsOf(await listed())).toEqual([`${b.guideid}:en`, `${a.guideid}:en`]);
+    await editOther();
+    const byKey = await statementsOf(async () => { again = await listed(); });
+    expect(byKey).toHaveLength(1);
+    expect(byKey[0]).not.toMatch(/offset|limit/i);
+    expect(again.body).toBe(first.body);
+
+    // A guide before the page goes private, then comes back: the page moves, at once each time.
+    await t.db.updateTable('guides').set({ public: 0 }).where('guideid', '=', c.guideid).execute();
+    expect(idsOf(await listed())).toEqual([`${a.guideid}:en`, `${a.guideid}:aa`]);
+    await editOther();
+    await t.db.updateTable('guides').set({ public: 1 }).where('guideid', '=', c.guideid).execute();
+    expect(idsOf(await listed())).toEqual([`${b.guideid}:en`, `${a.guideid}:en`]);
+    // What a row on the page shows, changed by hand, after a check by key.
+    await editOther();
+    expect((await listed()).body).toBe(first.body);
+    await editOther();
+    await t.db.updateTable('guides').set({ title: 'Renamed on a kept page' }).where('guideid', '=', b.guideid).execute();
+    expect((await listed()).json()[0].title).toBe('Renamed on a kept page');
+    // A shallow page is checked by its own query.
+    expect(checkedByKeys(1, 2)).toBe(false);
+    await t.db.deleteFrom('guides').where((eb) => eb.or([eb('guideid', 'in', copies), eb.and([eb('guideid', '=', a.guideid), eb('langid', '=', 'aa')])])).execute();
+  });
+
+  it('a page filtered by a column the reach stamp does not follow (type, modifiedSince) is checked by its own query: a guide that comes to pass the filter is seen at once', async () => {
+    const g = await makePublishedGuide(t, author, 0);
+    const since = 4_000_000_000;
+    const typed = `/guides?guideids=${g.guideid}&filter=technique`;
+    const recent = `/guides?guideids=${g.guideid}&modifiedSince=${since}`;
+    expect((await t.get(typed)).json()).toEqual([]);
+    expect((await t.get(recent)).json()).toEqual([]);
+    // By hand, no other stamp than the row's (and so the 'guides' stamp) moves.
+    await t.db.updateTable('guides').set({ type: 'technique' }).where('guideid', '=', g.guideid).execute();
+    expect(idsOf(await t.get(typed))).toEqual([`${g.guideid}:en`]);
+    await t.db.updateTable('guides').set({ modified_date: since + 1 }).where('guideid', '=', g.guideid).execute();
+    expect(idsOf(await t.get(recent))).toEqual([`${g.guideid}:en`]);
   });
 });
 
