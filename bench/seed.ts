@@ -22,7 +22,8 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { rmSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -230,6 +231,8 @@ export interface SeedOptions {
   storeRecords?: boolean;
   /** PostgreSQL: how the rows go in (COPY by default; 'unnest' to compare). */
   pgLoad?: 'copy' | 'unnest';
+  /** Processes that build the stored records (storeBenchRecords); 1: this one. */
+  recordProcesses?: number;
   log?: (line: string) => void;
 }
 
@@ -541,7 +544,7 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   // Mark the demo as loaded so a server never adds its demo site to the benchmark's.
   const h2 = openDatabase(o.databaseUrl);
   await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
-  if (o.storeRecords !== false) await storeBenchRecords(h2, o.databaseUrl, log);
+  if (o.storeRecords !== false) await storeBenchRecords(h2, o.databaseUrl, log, o.recordProcesses);
   await h2.destroy();
   return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
 }
@@ -551,22 +554,73 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
  * (with the benchmark server's configuration). Also on its own (`--records only`): stored
  * records serve for 50 minutes after they are built, so a benchmark long after seeding
  * refreshes them first.
+ *
+ * A build is JavaScript (rendering, serializing, compressing): one process keeps one core
+ * busy, and at 100 000 guides this was the longest stage of a seed. So `processes` child
+ * processes (one per core, at most 4, by default) each build the guides whose id falls to
+ * their part (guides.stored-build.ts `part`), on connections of their own; their progress
+ * is printed here, summed.
  */
-export async function storeBenchRecords(handle: ReturnType<typeof openDatabase>, databaseUrl: string, log: (line: string) => void = (l) => console.log(l)) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-seed-'));
-  const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '0' });
-  const app = await buildApp({ config, handle, clock: systemClock, logger: false });
-  await app.ready();
+export async function storeBenchRecords(handle: ReturnType<typeof openDatabase>, databaseUrl: string, log: (line: string) => void = (l) => console.log(l), processes = RECORD_PROCESSES) {
   const t0 = Date.now();
+  const done = processes <= 1
+    ? await storeRecordsPart(handle, databaseUrl, undefined, throttled(log))
+    : await storeRecordsInProcesses(databaseUrl, processes, log);
+  const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: databaseUrl });
+  log(`stored guide records: ${done.stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s${processes > 1 ? ` (${processes} processes)` : ''} (served for ${(storedTtl(config) / 3600).toFixed(1)} hours after this, MEDIA_URL_TTL minus two GUIDE_CACHE_TTL, or until a write)`);
+}
+
+/** One process per core, at most 4 (each is an app with its connections; SQLite takes one writer at a time). */
+const RECORD_PROCESSES = Math.min(availableParallelism(), 4);
+
+/** A log that prints at most a line every 5 s. */
+function throttled(log: (line: string) => void) {
   let last = 0;
-  const { stored } = await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, concurrency: dialectOf(databaseUrl) === 'postgres' ? 8 : 2, log: (line) => {
+  return (line: string) => {
     if (Date.now() - last < 5000) return;
     log(line);
     last = Date.now();
-  } });
-  await app.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  log(`stored guide records: ${stored} in ${((Date.now() - t0) / 1000).toFixed(1)} s (served for ${(storedTtl(config) / 3600).toFixed(1)} hours after this, MEDIA_URL_TTL minus two GUIDE_CACHE_TTL, or until a write)`);
+  };
+}
+
+/** The records of one part of the guides (all of them without `part`), built by an app in this process. */
+async function storeRecordsPart(handle: ReturnType<typeof openDatabase>, databaseUrl: string, part: { index: number; of: number } | undefined, log: (line: string) => void, progress?: (done: PartProgress) => void) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-seed-'));
+  const config = loadConfig({ ...BENCH_SERVER_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false', JOB_POLL_MS: '0' });
+  const app = await buildApp({ config, handle, clock: systemClock, logger: false });
+  try {
+    await app.ready();
+    return await storeAllGuideRecords(app, { basePath: BASE_PATH, batch: 500, concurrency: dialectOf(databaseUrl) === 'postgres' ? 8 : 2, part, log, progress });
+  } finally {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Progress a child process sends (`--records-part`). */
+interface PartProgress { read: number; stored: number }
+
+/** `processes` children of this script, one part each; their progress summed every 5 s. */
+async function storeRecordsInProcesses(databaseUrl: string, processes: number, log: (line: string) => void): Promise<PartProgress> {
+  const started = Date.now();
+  const progress: PartProgress[] = Array.from({ length: processes }, () => ({ read: 0, stored: 0 }));
+  const total = () => progress.reduce((a, p) => ({ read: a.read + p.read, stored: a.stored + p.stored }), { read: 0, stored: 0 });
+  const timer = setInterval(() => {
+    const t = total();
+    log(`stored guide records: ${t.read} guides read, ${t.stored} stored, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, 5000);
+  try {
+    await Promise.all(progress.map((p, index) => new Promise<void>((resolve, reject) => {
+      // The same script, under the same loader (tsx's flags are in execArgv).
+      const child = fork(fileURLToPath(import.meta.url), ['--database', databaseUrl, '--records-part', `${index}/${processes}`], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      child.on('message', (m: PartProgress) => Object.assign(p, m));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`stored records, part ${index} of ${processes}: the process ended with ${code}`))));
+    })));
+  } finally {
+    clearInterval(timer);
+  }
+  return total();
 }
 
 async function main() {
@@ -578,19 +632,35 @@ async function main() {
       'hash-cost': { type: 'string', default: '12' },
       records: { type: 'string', default: 'all' },
       'pg-load': { type: 'string', default: 'copy' },
+      'record-processes': { type: 'string', default: String(RECORD_PROCESSES) },
+      'records-part': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none|only]\n` +
-      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema); --records only builds the stored guide records of the site already there again. Every account's password: "${SERVER_PASSWORD}".`);
+    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none|only] [--record-processes N]\n` +
+      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema); --records only builds the stored guide records of the site already there again, --record-processes N of them at once (default ${RECORD_PROCESSES} here: one per core, at most 4). Every account's password: "${SERVER_PASSWORD}".`);
+    return;
+  }
+  const recordProcesses = Number(values['record-processes']);
+  if (!Number.isInteger(recordProcesses) || recordProcesses < 1) throw new Error(`--record-processes: a whole number from 1, not ${values['record-processes']}`);
+  if (values['records-part'] !== undefined) {
+    // A child of storeRecordsInProcesses: one part of the guides, its progress sent to the parent.
+    const [index, of] = values['records-part'].split('/').map(Number);
+    const handle = openDatabase(values.database!);
+    try {
+      const report = (p: PartProgress) => new Promise<void>((resolve) => (process.send ? process.send(p, () => resolve()) : resolve()));
+      await report(await storeRecordsPart(handle, values.database!, { index, of }, () => {}, (p) => void report(p)));
+    } finally {
+      await handle.destroy();
+    }
     return;
   }
   if (values.records === 'only') {
     // The site as it is; its stored records built again (they serve for 50 minutes).
     const handle = openDatabase(values.database!);
     try {
-      await storeBenchRecords(handle, values.database!);
+      await storeBenchRecords(handle, values.database!, undefined, recordProcesses);
     } finally {
       await handle.destroy();
     }
@@ -599,7 +669,7 @@ async function main() {
   if (values.records !== 'all' && values.records !== 'none') throw new Error(`--records: all, none or only, not ${values.records}`);
   const pgLoad = values['pg-load'];
   if (pgLoad !== 'copy' && pgLoad !== 'unnest') throw new Error(`--pg-load: copy or unnest, not ${pgLoad}`);
-  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none' });
+  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none', recordProcesses });
   console.log(`seeded ${values.database!.replace(/\/\/[^@]*@/, '//')}: ${JSON.stringify(summary)}`);
 }
 

@@ -16,8 +16,10 @@ const ANONYMOUS_VARIANTS = ['', 'anonymous', 'released', 'released anonymous'];
 /**
  * `concurrency`: reads in flight at once (on PostgreSQL a build is some fifteen round trips,
  * so one read at a time mostly waits; SQLite's one connection gains little from more).
+ * `part`: only the guides whose id is `index` modulo `of`, so that `of` processes can share
+ * the work (a build is JavaScript: one process keeps one core busy).
  */
-export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePath: string; batch?: number; concurrency?: number; log?: (line: string) => void }): Promise<{ read: number; stored: number }> {
+export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePath: string; batch?: number; concurrency?: number; part?: { index: number; of: number }; log?: (line: string) => void; progress?: (done: { read: number; stored: number }) => void }): Promise<{ read: number; stored: number }> {
   const batch = opts.batch ?? 200;
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const { db } = app;
@@ -29,8 +31,12 @@ export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePat
   const before = store.written;
   let read = 0;
   let after = { guideid: 0, langid: '' };
+  const part = opts.part;
+  if (part && !(Number.isInteger(part.of) && part.of >= 1 && Number.isInteger(part.index) && part.index >= 0 && part.index < part.of)) throw new Error(`part ${part.index} of ${part.of}: an index from 0 to of - 1`);
   for (;;) {
-    const rows = await db.selectFrom('guides as g').select(['g.guideid', 'g.langid'])
+    let guides = db.selectFrom('guides as g').select(['g.guideid', 'g.langid']);
+    if (part && part.of > 1) guides = guides.where(sql<number>`g.guideid % ${sql.lit(part.of)}`, '=', part.index);
+    const rows = await guides
       .where('g.public', '=', 1).where('g.deleted', '=', 0).where((eb) => eb.or([eb('g.guideid', '>', after.guideid), eb.and([eb('g.guideid', '=', after.guideid), eb('g.langid', '>', after.langid)])]))
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('guide_records as r').select(sql.lit(1).as('one'))
         .whereRef('r.guideid', '=', 'g.guideid').whereRef('r.langid', '=', 'g.langid').where('r.variant', 'in', ANONYMOUS_VARIANTS)
@@ -58,6 +64,7 @@ export async function storeAllGuideRecords(app: FastifyInstance, opts: { basePat
     await flushStoredRecords(app);
     after = rows[rows.length - 1];
     opts.log?.(`stored guide records: ${read} guides read, ${store.written - before} stored, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    opts.progress?.({ read, stored: store.written - before });
     if (rows.length < batch) break;
   }
   return { read, stored: store.written - before };

@@ -348,6 +348,23 @@ describe('stored guide records', () => {
     await t.db.updateTable('guide_records').set({ built_by: 'another configuration' }).where('guideid', '=', a.guideid).execute();
     expect((await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2 })).stored).toBe(1);
   });
+
+  it('storeAllGuideRecords in parts: each part builds the guides whose id it takes, together all of them', async () => {
+    const guides = [];
+    for (let i = 0; i < 4; i++) guides.push(await makePublishedGuide(t, author, 1));
+    const ids = guides.map((g) => g.guideid as number);
+    expect(new Set(ids.map((id) => id % 2)).size, 'odd and even ids').toBe(2);
+    await t.db.deleteFrom('guide_records').where('guideid', 'in', ids).execute();
+    const storedOf = async () => {
+      const rows = await t.db.selectFrom('guide_records').select('guideid').where('guideid', 'in', ids).execute();
+      return ids.filter((id) => rows.some((r) => Number(r.guideid) === id));
+    };
+    await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2, part: { index: 1, of: 2 } });
+    expect(await storedOf()).toEqual(ids.filter((id) => id % 2 === 1));
+    await storeAllGuideRecords(t.app, { basePath: BASE_PATH, batch: 2, part: { index: 0, of: 2 } });
+    expect(await storedOf()).toEqual(ids);
+    await expect(storeAllGuideRecords(t.app, { basePath: BASE_PATH, part: { index: 2, of: 2 } })).rejects.toThrow(/part 2 of 2/);
+  });
 });
 
 describe('rendered texts kept between builds', () => {
