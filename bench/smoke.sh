@@ -9,6 +9,16 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 db="sqlite:$dir/smoke.sqlite"
 npm run -s seed:bench -- --guides 300 --database "$db" --hash-cost 4
+# Every public guide's record stored (in one variant or another: guides.cache.ts) by the
+# seed's processes, each taking a part of the guides.
+node -e '
+const db = new (require("better-sqlite3"))(process.argv[1], { readonly: true });
+const one = (q) => db.prepare(q).pluck().get();
+const guides = one("select count(*) from guides where public = 1 and deleted = 0");
+const stored = one("select count(*) from guides g where public = 1 and deleted = 0 and exists (select 1 from guide_records r where r.guideid = g.guideid and r.langid = g.langid and r.cache_stamp = g.cache_stamp)");
+if (guides === 0 || stored !== guides) { console.error(`seed: ${stored} of ${guides} public guides have a stored record`); process.exit(1); }
+console.log(`seed: all ${guides} public guides have a stored record`);
+' "$dir/smoke.sqlite"
 npm run -s bench -- --database "$db" --duration 1 --connections 4 --write-connections 8 --processes 2 --json "$dir/smoke.json"
 node -e '
 const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
