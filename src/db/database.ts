@@ -8,6 +8,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import type { Database } from './schema.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
 import { nameStatements, queryLookup } from './pg-statements.js';
+import { walHeaderReader } from './wal-header.js';
 import { startCheckpointer, type CheckpointResult, type MergeResult, type WriteGate } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -217,12 +218,18 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   // The change version (DirectExecutor.version): the statements this connection ran that
   // may write (counted as they run, whether they changed a row or were rolled back) and
-  // `data_version`, which moves when another connection commits (the worker, another server
-  // process, a tool). The pragma reads no table: a third of what reading cache_stamps costs
-  // (byte-cache.ts), and half of asking SQLite for total_changes() with it.
+  // the WAL index's header, which every commit of any connection rewrites (the worker,
+  // another server process, a tool): read from the -shm file without a statement
+  // (wal-header.ts). Where it cannot be read, `data_version`, which moves when another
+  // connection commits: it reads no table, but begins a read transaction.
   let writes = 0;
   const statements = withStatementCache(sqlite, () => { writes++; });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const walHeader = file === ':memory:' ? undefined : walHeaderReader(file);
+  const otherCommits = (): string | undefined => {
+    const header = walHeader ? walHeader.read() : null;
+    return header === null ? `v${dataVersion.get() as number}` : header;
+  };
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
@@ -238,11 +245,16 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       if (listener) log(queryEvent(text, values, started));
       return rows;
     },
-    version: () => (sqlite.inTransaction ? undefined : `${writes}:${dataVersion.get() as number}`),
+    version: () => {
+      if (sqlite.inTransaction) return undefined;
+      const commits = otherCommits();
+      return commits === undefined ? undefined : `${writes}:${commits}`;
+    },
   });
   const destroy = async () => {
     await checkpointer?.stop();
     await db.destroy();
+    walHeader?.close();
   };
   return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep };
 }

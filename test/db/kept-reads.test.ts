@@ -3,7 +3,7 @@
 // changed rows, or another connection committed. Every write, from this process, from
 // another connection to the file, or rolled back, shows at the next read; while nothing is
 // written, no read.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { cacheStamp } from '../../src/areas/shared/byte-cache.js';
 import { changeVersion } from '../../src/db/prepared.js';
 import { keptWhileUnchanged } from '../../src/db/kept-reads.js';
+import { walHeaderReader, walHeaderVersion } from '../../src/db/wal-header.js';
 import type { Database } from '../../src/db/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-stamps-version-'));
@@ -128,5 +129,50 @@ describe('keptWhileUnchanged', () => {
     // The read and a write of this connection, at once: whichever value the read saw, the next read sees the write.
     await Promise.all([keptNote(db, id), sql`update notes set body = 'after' where id = ${id}`.execute(db)]);
     expect((await readNote(id)).body).toBe('after');
+  });
+});
+
+describe('the change version on SQLite', () => {
+  /** The version's part that other connections move, as the -shm file holds it now. */
+  const headerNow = () => walHeaderVersion(readFileSync(`${file}-shm`).subarray(0, 96));
+
+  it('is the WAL index header, read from the -shm file without a statement', async () => {
+    await sql`select 1`.execute(db);
+    const version = changeVersion(db)!;
+    expect(headerNow()).toBeDefined();
+    expect(version.endsWith(`:${headerNow()}`)).toBe(true);
+    expect(changeVersion(db)).toBe(version);
+  });
+
+  it('moves with every commit of another connection, and only then', async () => {
+    const before = changeVersion(db);
+    expect(changeVersion(db)).toBe(before);
+    other.prepare(`update cache_stamps set stamp = stamp + 1 where key = 'guides'`).run();
+    const after = changeVersion(db);
+    expect(after).not.toBe(before);
+    expect(after!.endsWith(`:${headerNow()}`)).toBe(true);
+    // A statement that changes nothing commits nothing.
+    other.prepare(`update notes set body = body where id = -1`).run();
+    expect(changeVersion(db)).toBe(after);
+  });
+
+  it('cannot be told while a commit is writing the header (its two copies differ) or before it is built', () => {
+    const bytes = readFileSync(`${file}-shm`).subarray(0, 96);
+    const version = walHeaderVersion(bytes);
+    expect(version).toBeDefined();
+    const torn = Buffer.from(bytes);
+    torn[16] ^= 1; // the first copy's frame count, as a commit writes it (the second copy first)
+    expect(walHeaderVersion(torn)).toBeUndefined();
+    const unbuilt = Buffer.from(bytes);
+    unbuilt[12] = 0;
+    unbuilt[48 + 12] = 0;
+    expect(walHeaderVersion(unbuilt)).toBeUndefined();
+    expect(walHeaderVersion(bytes.subarray(0, 48))).toBeUndefined();
+  });
+
+  it('is asked of SQLite where the -shm file cannot be read', () => {
+    const reader = walHeaderReader(join(dir, 'no such file.sqlite'));
+    expect(reader.read()).toBeNull();
+    reader.close();
   });
 });
