@@ -8,7 +8,7 @@
 // Why not that pragma: a statement begins a read transaction, three system calls (lock,
 // a stat of the file, unlock) and SQLite's work around them, on every cached read (3.7
 // to 4.1 µs of the event loop each, 5 to 6 % of a hot guide's or a list page's time at
-// 100 000 guides: BENCHMARKS.md, run of 2026-11-29 04:37). One `pread` of the header costs
+// 100 000 guides: BENCHMARKS.md, runs of 2026-11-29 04:43 and 05:14). One `pread` of the header costs
 // a third of that.
 import { closeSync, openSync, readSync } from 'node:fs';
 
