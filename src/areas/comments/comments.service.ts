@@ -5,6 +5,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import { prepared } from '../../db/prepared.js';
+import { groupCommitted } from '../../db/group-commit.js';
 import { authorColumns, deleteCommentsOn, type AuthorColumns, type CommentMediaRow, type CommentRow } from './comments.queries.js';
 import type { PostTable } from './comments.tables.js';
 
@@ -32,20 +33,24 @@ const insertComment = prepared<NewComment, CommentRow & AuthorColumns>('comment_
   langid: arg('langid'), title: arg('title'), text_raw: arg('text_raw'), date: arg('date'),
 }).returningAll().returning(authorColumns(db)));
 
+/** The insert, its author's columns apart. */
+async function insertOne(db: Db, values: NewComment): Promise<{ row: CommentRow; author: AuthorColumns }> {
+  const { author_username, author_join_date, author_reputation, author_imageid, author_teamids, ...row } = (await insertComment(db, values))[0];
+  return { row, author: { author_username, author_join_date, author_reputation, author_imageid, author_teamids } };
+}
+const insertGrouped = groupCommitted(insertOne);
+
 /**
  * A new comment with its media (top-level comments only); answers its row, its media rows
  * as written, and its author's columns.
  */
 export async function createComment(db: Db, values: NewComment, media: Array<{ type: 'image' | 'video'; id: number }>): Promise<{ row: CommentRow; media: CommentMediaRow[]; author: AuthorColumns }> {
-  const insert = async (q: Db) => {
-    const { author_username, author_join_date, author_reputation, author_imageid, author_teamids, ...row } = (await insertComment(q, values))[0];
-    return { row, author: { author_username, author_join_date, author_reputation, author_imageid, author_teamids } };
-  };
-  // Without media it is one statement, a transaction of its own (its triggers included):
-  // no BEGIN and COMMIT round trips around it.
-  if (media.length === 0) return { ...await insert(db), media: [] };
+  // Without media it is one statement (its triggers included), committed alone on
+  // PostgreSQL (no BEGIN and COMMIT round trips around it) and with the comments of other
+  // requests on SQLite (db/group-commit.ts).
+  if (media.length === 0) return { ...await insertGrouped(db, values), media: [] };
   return db.transaction().execute(async (trx) => {
-    const created = await insert(trx);
+    const created = await insertOne(trx, values);
     const mediaRows = media.map((m, i) => ({ commentid: created.row.commentid, orderby: i, media_type: m.type, mediaid: m.id }));
     if (mediaRows.length) await trx.insertInto('comment_media').values(mediaRows).execute();
     return { ...created, media: mediaRows };

@@ -127,6 +127,21 @@ describe('POST /comments/{context}/{contextid}', () => {
     const reply = await makeComment(t, author, 'wiki', wiki.wikiid, { parentid: top.commentid, text: 'An answer' });
     expect((await t.get(`/comments/${reply.commentid}`)).json()).toEqual(reply);
   });
+  it('comments posted at once (committed together on SQLite): each answered with its own row and author, all stored and searchable', async () => {
+    const posters = [user, other, author, moderator, admin, user, other, author];
+    const texts = posters.map((_, i) => `Posted at once, number ${i} of the burst`);
+    const answers = await Promise.all(posters.map((p, i) => t.post(`/comments/wiki/${wiki.wikiid}`, { token: p.token, body: { text: texts[i] } })));
+    expect(answers.map((r) => r.statusCode)).toEqual(posters.map(() => 201));
+    const comments = answers.map((r) => r.json());
+    expect(comments.map((c) => c.text_raw)).toEqual(texts);
+    expect(comments.map((c) => c.author.userid)).toEqual(posters.map((p) => p.userid));
+    expect(new Set(comments.map((c) => c.commentid)).size).toBe(posters.length);
+    const ids = comments.map((c) => c.commentid);
+    const rows = await t.db.selectFrom('comments').select(['commentid', 'userid', 'text_raw']).where('commentid', 'in', ids).orderBy('commentid').execute();
+    expect(rows).toEqual(comments.map((c) => ({ commentid: c.commentid, userid: c.author.userid, text_raw: c.text_raw })).sort((a, b) => a.commentid - b.commentid));
+    const docs = await t.db.selectFrom('search_docs').select('docid').where('kind', '=', 'comment').where('docid', 'in', ids).execute();
+    expect(docs).toHaveLength(posters.length);
+  });
 });
 
 describe('replies', () => {
