@@ -31,7 +31,7 @@ import type { AuthUser } from '../../http/auth.js';
 import type { Database } from '../../db/schema.js';
 import type { FullGuide } from './guides.schemas.js';
 import { samePage, type GuideHead } from './guides.queries.js';
-import { ByteLru, cacheStamps, cachedOrBuilt, keepsForCaller, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
+import { ByteLru, cacheStamp, cacheStamps, cachedOrBuilt, keepsForCaller, keptForAnyViewer, renewedIfUnchanged, viewerClass, type Built, type LowerLevel } from '../shared/byte-cache.js';
 import { isPostgres } from '../../db/helpers.js';
 import { perDatabase } from '../shared/per-database.js';
 import { arrayBytes } from '../shared/json-bytes.js';
@@ -71,7 +71,7 @@ export async function invalidateGuide(db: Kysely<Database>, guideid: number): Pr
  * and the answer is kept in this process only: the write path does not also store it
  * (a read that misses the process cache stores what it builds).
  */
-export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'titles_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<Omit<Built<FullGuide>, 'value'> & { record: FullGuide }>, opts: { atRevision?: number; justCommitted?: boolean; readAhead?: ReadAhead } = {}) {
+export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply, row: Pick<GuideHead, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp'>, user: AuthUser | null, build: (rendered?: RenderedTexts) => Promise<Omit<Built<FullGuide>, 'value'> & { record: FullGuide }>, opts: { atRevision?: number; justCommitted?: boolean; readAhead?: ReadAhead; titlesStamp?: number } = {}) {
   const { atRevision } = opts;
   if (app.config.guideCacheMb <= 0) return (await build()).record;
   const key = atRevision === undefined ? `${row.guideid}:${row.langid}` : `${row.guideid}:${row.langid}@${atRevision}`;
@@ -82,34 +82,42 @@ export async function sendCachedGuide(app: FastifyInstance, reply: FastifyReply,
   const base = atRevision === undefined ? '' : 'released';
   const variantOf = (cls: string) => (base ? `${base} ${cls}` : cls);
   const ttl = storedTtl(app.config);
-  // Read with the head, before anything is read from the store or built.
-  const titlesStamp = Number(row.titles_stamp ?? -1);
+  // The 'guide_titles' stamp, which stored records and rendered texts are checked against:
+  // read only on a miss of this process's cache (a hit is vouched for by the head and its
+  // TTL), before anything is read from the store or built; given by a change that read it
+  // before its build, or asked for beside the head (readAhead). Stamps only grow, so one
+  // read beside the head vouches as one read after it.
+  let titlesStamp = opts.titlesStamp;
+  const titles = async () => (titlesStamp ??= (opts.readAhead && (await opts.readAhead.titlesStamp)) ?? (await cacheStamp(app.db, 'guide_titles')));
   const stored: LowerLevel = {
     async get(cls) {
       if (opts.justCommitted) return undefined;
+      const stamp = await titles();
       // Rows read ahead are of the current revision's variants ('' and the caller's class) in the language asked for.
       const ahead = opts.readAhead && atRevision === undefined && opts.readAhead.langid === row.langid ? opts.readAhead.rows : undefined;
-      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, titlesStamp, now, ttl, ahead);
+      const found = await store.get(row.guideid, row.langid, cls === null ? [base] : [base, variantOf(cls)], revisionid, row.cache_stamp, stamp, now, ttl, ahead);
       return found && { bytes: found.bytes, lend: found.lend, gzip: found.gzip, forClass: found.variant !== base, etag: found.etag };
     },
     put(json, cls, builtAt, etag) {
-      if (opts.justCommitted) return;
+      // Built after the stamp was read (the build asked for it): else nothing vouches for the titles it shows.
+      if (opts.justCommitted || titlesStamp === undefined) return;
       store.put({ guideid: row.guideid, langid: row.langid, variant: cls === null ? base : variantOf(cls), revisionid, stamp: row.cache_stamp, builtAt, builtBy: store.builtBy, released: atRevision !== undefined, titlesStamp, body: json, etag });
     },
   };
   return cachedOrBuilt(guideCaches(app).guides, reply, user, key, revisionid, row.cache_stamp, async () => {
-    const { record, ...rest } = await build(store.renderedTexts(now, ttl, titlesStamp));
+    const { record, ...rest } = await build(store.renderedTexts(now, ttl, await titles()));
     return { value: record, ...rest };
   }, stored);
 }
 
-/** Stored rows of a guide asked for before its head was read (`readAhead`). */
-export interface ReadAhead { langid: string; rows: Promise<RecordRow[] | undefined> }
+/** Stored rows of a guide and the 'guide_titles' stamp, asked for before its head was read (`readAhead`). */
+export interface ReadAhead { langid: string; rows: Promise<RecordRow[] | undefined>; titlesStamp: Promise<number | undefined> }
 
 /**
- * PostgreSQL: the stored record of a guide this process keeps nothing of, asked for at
- * once, beside its head, so that a read that misses the process cache waits for one round
- * trip instead of two in a row (each shared by concurrent readers: db/shared-reads.ts).
+ * PostgreSQL: the stored record of a guide this process keeps nothing of, and the
+ * 'guide_titles' stamp it is checked against, asked for at once, beside its head, so that
+ * a read that misses the process cache waits for one round trip instead of two or three in
+ * a row (each shared by concurrent readers: db/shared-reads.ts).
  * Safe before the head (Store.rows). Undefined when the process keeps an entry under the
  * key (it will likely answer), on SQLite (a query does not wait there: it would only be
  * read earlier, and for nothing when the head refuses), or with the cache off. A failed
@@ -119,7 +127,11 @@ export function readAhead(app: FastifyInstance, guideid: number, langid: string,
   if (app.config.guideCacheMb <= 0 || !isPostgres(app.db)) return undefined;
   if (keepsForCaller(guideCaches(app).guides, `${guideid}:${langid}`, user, app.clock.now())) return undefined;
   const cls = viewerClass(user);
-  return { langid, rows: storedRecords(app).rows(guideid, langid, cls === null ? [''] : ['', cls]).catch(() => undefined) };
+  return {
+    langid,
+    rows: storedRecords(app).rows(guideid, langid, cls === null ? [''] : ['', cls]).catch(() => undefined),
+    titlesStamp: cacheStamp(app.db, 'guide_titles').catch(() => undefined),
+  };
 }
 
 /**

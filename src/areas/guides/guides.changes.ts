@@ -95,24 +95,24 @@ async function sendCommittedGuide(app: FastifyInstance, reply: FastifyReply, ctx
   const whole = plain && stepsOf && keptRecord(app, stepsOf);
   if (whole) {
     // No titles' stamp: nothing is stored or rendered (justCommitted).
-    const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: null };
+    const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp };
     return sendCachedGuide(app, reply, head, ctx.user, async () => ({
       record: { ...whole.record, ...rowFields(app.config, row) },
       dependsOnViewer: false,
       keptSince: whole.keptSince,
       spliced: { key: 'steps', bytes: whole.steps },
-    }), { justCommitted: true });
+    }), { justCommitted: true, titlesStamp: -1 });
   }
   const kept = stepsOf && keptSteps(app, stepsOf);
   // Read before the build reads the titles it vouches for, like a read's head.
   const titles = await cacheStamp(app.db, 'guide_titles');
-  const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp, titles_stamp: titles };
+  const head = { guideid: row.guideid, langid: row.langid, revisionid: row.revisionid, cache_stamp: row.cache_stamp };
   return sendCachedGuide(app, reply, head, ctx.user, async (rendered) => {
     // Kept steps: an empty stand-in in the record, their bytes in the answer (byte-cache.ts).
     const source = await loadCurrentSource(app.db, row, { prereqIds: committed.parts.prerequisites, tags: committed.tags, stepRecords: kept ? [] : undefined });
     const built = await buildFullRecordFor(app.db, app.config, source, ctx.user, rendered);
     return { ...built, keptSince: kept?.keptSince, spliced: kept && { key: 'steps', bytes: kept.steps } };
-  }, { justCommitted: true });
+  }, { justCommitted: true, titlesStamp: titles });
 }
 
 /** PATCH: the validated fields (a first publish dates it) and the prerequisites; answers the guide's full record. */

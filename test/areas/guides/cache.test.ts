@@ -61,6 +61,23 @@ describe('the guide cache', () => {
     expect(xml.body).toContain(`<guideid>${g.guideid}</guideid>`);
   });
 
+  it('a hit costs the guide\'s head alone: no stamp rides along (the titles\' stamp is read only on a miss, where stored records are checked against it)', async () => {
+    const g = await makePublishedGuide(t, author, 1);
+    await read(g.guideid);
+    // The stored record's write moves SQLite's change version: its kept head is read again.
+    await writeQueued();
+    const sent: string[] = [];
+    t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query') sent.push(e.query.sql); });
+    try {
+      expect((await read(g.guideid)).json().guideid).toBe(g.guideid);
+    } finally {
+      t.app.dbHandle.setQueryListener!(null);
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/from "guides"/);
+    expect(sent[0]).not.toMatch(/cache_stamps/);
+  });
+
   it('an entry lives GUIDE_CACHE_TTL seconds of the app\'s clock, then is built again', async () => {
     const g = await makePublishedGuide(t, author, 1);
     const cache = guideCaches(t.app).guides;
