@@ -30,7 +30,10 @@ export function walHeaderVersion(bytes: Buffer): string | undefined {
 /**
  * Reads the header of `file`'s WAL index. `read()` answers null when the `-shm` file
  * cannot be read (not created yet, or an error): the caller then asks SQLite instead.
- * It is opened at the first read, after the connection has made it.
+ * It is opened at the first read, after the connection has made it, and kept open: SQLite
+ * unlinks the `-shm` file only when the last connection to the database closes, and the
+ * connection this reader serves stays open until it is closed with it (database.ts
+ * `destroy`), so the kept descriptor never points at a file another process replaced.
  */
 export function walHeaderReader(file: string): { read(): string | undefined | null; close(): void } {
   const bytes = Buffer.alloc(2 * HEADER_BYTES);
