@@ -2,7 +2,6 @@
 // HTTP conventions from http/, then every area from areas/index.ts.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import fastJsonStringify from 'fast-json-stringify';
 import rateLimit from '@fastify/rate-limit';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -22,6 +21,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
 import { requestLogger } from './http/request-logger.js';
+import { serializerCompiler } from './http/serializers.js';
 import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
@@ -150,16 +150,7 @@ export async function buildApp(options: BuildAppOptions) {
     return withDigits;
   });
 
-  // One serializer per distinct response schema. Fastify compiles one per route and
-  // status (352 at the last count, 12 MB of generated source kept alive), though many are
-  // the same record (a full guide answers six routes) or the same error shape.
-  const serializers = new Map<string, (data: unknown) => string>();
-  app.setSerializerCompiler(({ schema }) => {
-    const key = JSON.stringify(schema);
-    let serialize = serializers.get(key);
-    if (!serialize) serializers.set(key, (serialize = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0])));
-    return serialize;
-  });
+  app.setSerializerCompiler(serializerCompiler());
 
   app.decorate('db', handle.db);
   app.decorate('dbHandle', handle);
