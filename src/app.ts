@@ -14,7 +14,7 @@ import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
 import { answerConditionally } from './http/conditional.js';
 import { formatOutput } from './http/output.js';
-import { digitStringsToIntegers, registerBodyParsers, registerTextGuards } from './http/body.js';
+import { digitStringsToIntegers, nulInUrl, registerBodyParsers, registerBodyTextGuard } from './http/body.js';
 import { registerAuth } from './http/auth.js';
 import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -165,7 +165,7 @@ export async function buildApp(options: BuildAppOptions) {
   registerErrorHandler(app);
   registerNotFound(app);
   registerBodyParsers(app, config.bodyLimit);
-  registerTextGuards(app);
+  registerBodyTextGuard(app);
   // One hook finishes every response: a page's own security headers, the output format,
   // then the tag of the bytes sent. (Callback style: an async hook costs a promise per
   // request, and every request passes here.)
@@ -180,13 +180,19 @@ export async function buildApp(options: BuildAppOptions) {
     done(null, out);
   });
   registerOps(app, handle, config.metricsToken);
-  registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
+  const startResponse = registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_req, ctx) =>
       new HttpError(429, 'rate_limited', `Too many attempts; try again in ${Math.ceil(ctx.ttl / 1000)} seconds.`, undefined, undefined, { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) }),
   });
-  registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
+  const authenticate = registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
+  // One onRequest hook, not three (each is a step of Fastify's runner on every request): the
+  // response's headers (a preflight is answered there), who calls, then a NUL in the URL.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (startResponse(request, reply)) return;
+    authenticate(request, request.url.includes('%00') ? (err) => done(err ?? nulInUrl(request)) : done);
+  });
   await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
 
   app.decorate('guideApprovals', areas.find((a) => a.guideApprovals)?.guideApprovals ?? noApprovals);

@@ -233,8 +233,9 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     (schema as any)['x-access'] = access;
   });
 
-  // Callback style: a request without a token (most public reads) costs no promise.
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Who calls, in the one onRequest hook (app.ts). Callback style: a request without a
+  // token (most public reads) costs no promise.
+  return (request: FastifyRequest, done: (err?: Error) => void) => {
     const access = request.routeOptions.config?.auth;
     if (!access) return done(); // not an API route: health checks, docs, unknown paths
     // A rate-limited route's access is checked after its limiter (checkAccessAfterLimit).
@@ -256,5 +257,5 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
       request.user = user;
       finish();
     }).then(() => done(), (err: Error) => done(err));
-  });
+  };
 }

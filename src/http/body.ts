@@ -2,7 +2,7 @@
 // API sends its login as text/plain, or with no Content-Type at all). Areas that take
 // raw bytes (media uploads) register their own parser in their own scope.
 import { EventEmitter } from 'node:events';
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, HTTPMethods, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import sjson from 'secure-json-parse';
 import { HttpError, invalidField } from './errors.js';
 
@@ -14,6 +14,9 @@ export function parseJsonBody(body: string): unknown {
     throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
   }
 }
+
+/** Whether a route's method carries a body (Fastify parses none for GET and HEAD). */
+const takesBody = (method: HTTPMethods | HTTPMethods[]) => [method].flat().some((m) => m !== 'GET' && m !== 'HEAD');
 
 export function registerBodyParsers(app: FastifyInstance, bodyLimit: number) {
   app.removeAllContentTypeParsers();
@@ -33,7 +36,7 @@ export function registerBodyParsers(app: FastifyInstance, bodyLimit: number) {
     done();
   };
   app.addHook('onRoute', (route) => {
-    if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) route.preValidation = [emptyBodyAsObject, ...[route.preValidation ?? []].flat()];
+    if (takesBody(route.method)) route.preValidation = [emptyBodyAsObject, ...[route.preValidation ?? []].flat()];
   });
 }
 
@@ -139,15 +142,26 @@ export function findNul(value: unknown, root: string): string | null {
 /**
  * Text with a NUL character is refused (422) in every parameter and body field: PostgreSQL
  * cannot store it, and no client means it; refusing it on SQLite too keeps the two alike.
+ * Only API routes. Parameters and the query come from the URL, where a NUL can only arrive
+ * as `%00` (the HTTP parser refuses a raw one): the one onRequest hook (app.ts) asks
+ * `nulInUrl` once it knows the caller, so that a GET passes no other hook for it. A body is
+ * checked by a preHandler of the routes that take one (a route without a hook of a kind
+ * skips that stage's runner).
  */
-export function registerTextGuards(app: FastifyInstance) {
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (!request.routeOptions.config?.auth) return done(); // only API routes
-    // Parameters and the query come from the URL, where a NUL can only arrive as `%00`
-    // (the HTTP parser refuses a raw one): most requests skip walking them.
-    const fromUrl = request.url.includes('%00') ? findNul(request.params, '') ?? findNul(request.query, '') : null;
-    const where = fromUrl ?? (request.body === undefined ? null : findNul(request.body, ''));
-    if (where !== null) return done(invalidField(where || 'body', `${where || 'The request'} must not contain the NUL character.`));
-    done();
+export function nulInUrl(request: FastifyRequest): HttpError | undefined {
+  if (!request.url.includes('%00') || !request.routeOptions.config?.auth) return undefined;
+  const where = findNul(request.params, '') ?? findNul(request.query, '');
+  return where === null ? undefined : nulRefused(where);
+}
+
+const nulRefused = (where: string) => invalidField(where || 'body', `${where || 'The request'} must not contain the NUL character.`);
+
+export function registerBodyTextGuard(app: FastifyInstance) {
+  const guard: preHandlerHookHandler = (request, _reply, done) => {
+    const where = request.body === undefined ? null : findNul(request.body, '');
+    done(where === null ? undefined : nulRefused(where));
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth && takesBody(route.method)) route.preHandler = [guard, ...[route.preHandler ?? []].flat()];
   });
 }

@@ -4,7 +4,7 @@
 // from this server only; see openapi.ts). CORS is unaffected: Cross-Origin-Resource-Policy
 // is cross-origin so browser clients on other origins can read responses that CORS allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { allowedOriginHeaders, applyCors, CORS_HEADERS, originAllowed, registerPreflightRoute } from './cors.js';
 
@@ -97,19 +97,20 @@ export function addDocumentHeaders(reply: FastifyReply) {
 }
 
 /**
- * The one onRequest hook every response passes first: the security headers, the CORS
- * headers (cors.ts: a preflight is answered here) and the request id, from objects built
- * once. Routes may override a header, as the reference page does its CSP.
+ * What every response gets first, in the one onRequest hook (app.ts): the security headers,
+ * the CORS headers (cors.ts: a preflight is answered here) and the request id, from objects
+ * built once. Routes may override a header, as the reference page does its CSP. The
+ * function returned sets them and says whether it answered the request (a preflight).
  */
-export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*', publicUrl: string) {
+export function registerResponseHeaders(app: FastifyInstance, corsOrigins: readonly string[] | '*', publicUrl: string): (request: FastifyRequest, reply: FastifyReply) => boolean {
   const fixed = Object.freeze({ ...apiSecurityHeaders(publicUrl), ...CORS_HEADERS });
   const allows = originAllowed(corsOrigins);
   registerPreflightRoute(app);
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request, reply) => {
     reply.headers(fixed);
     reply.header('x-request-id', request.id);
-    if (!applyCors(request, reply, allows)) done();
-  });
+    return applyCors(request, reply, allows);
+  };
 }
 
 /**

@@ -682,6 +682,29 @@ describe('NUL characters', () => {
     }
   });
 
+  it('in the URL, are refused once the caller is known: an invalid token is told so first; the body of a DELETE is checked too (a logout refused, the token kept)', async () => {
+    await world.restore();
+    const badToken = await send('GET', `${BASE_PATH}/users/search/a%00b`, { token: 'not-a-token' });
+    expect(badToken.statusCode).toBe(401);
+    expect(json(badToken).code).toBe('invalid_token');
+    const anonymous = await send('GET', `${BASE_PATH}/users/sso/a%00b`);
+    expect(anonymous.statusCode, 'the route is for logged-in users').toBe(401);
+    const member = await send('GET', `${BASE_PATH}/users/sso/a%00b`, { token: ids.admin.token });
+    expect(member.statusCode).toBe(422);
+    expect(json(member).errors[0].field).toBe('sso_userid');
+    const publicRead = await send('GET', `${BASE_PATH}/guides?langid=e%00n`);
+    expect(publicRead.statusCode).toBe(422);
+    expect(json(publicRead).errors[0].field).toBe('langid');
+    expect(publicRead.headers['x-request-id'], 'the refusal carries the headers every answer has').toBeTruthy();
+    // Outside the API nothing is refused for it.
+    expect((await send('GET', '/healthz?x=%00')).statusCode).toBe(200);
+    const before = await checksum(world.db);
+    const del = await send('DELETE', `${BASE_PATH}/user/token`, { token: ids.admin.token, body: { reason: 'x\u0000y' } });
+    expect(del.statusCode).toBe(422);
+    expect(json(del).errors[0].field).toBe('reason');
+    expect(changedTables(before, await checksum(world.db))).toEqual([]);
+  });
+
   it('the guard walks JSON data only: cycles, streams and buffers are not walked', () => {
     const cyclic: Record<string, unknown> = { a: 'x' };
     cyclic.self = cyclic;
