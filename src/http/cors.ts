@@ -30,8 +30,9 @@ export function originAllowed(origins: readonly string[] | '*'): (origin: string
 }
 
 /**
- * The CORS part of the one onRequest hook (security.ts, app.ts): the allowed origin reflected, and a
- * preflight answered. Returns true when it answered the request (the hook then stops).
+ * The CORS part of the one onRequest hook (security.ts, app.ts): the allowed origin
+ * reflected, and a preflight answered. Returns true when it answered the request (the hook
+ * then stops).
  */
 export function applyCors(request: FastifyRequest, reply: FastifyReply, allows: (origin: string) => boolean): boolean {
   const origin = request.headers.origin;
