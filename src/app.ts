@@ -1,6 +1,5 @@
 // buildApp({ config, handle, clock }) -> a ready-to-listen Fastify instance: the shared
 // HTTP conventions from http/, then every area from areas/index.ts.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -20,7 +19,8 @@ import { registerNotFound } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
-import { requestLogger } from './http/request-logger.js';
+import { RequestLines, requestLogger } from './http/request-logger.js';
+import { requestIds } from './http/request-ids.js';
 import { serializerCompiler } from './http/serializers.js';
 import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
@@ -117,7 +117,8 @@ export async function buildApp(options: BuildAppOptions) {
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
-    genReqId: () => randomUUID(),
+    logController: new RequestLines(),
+    genReqId: requestIds(),
     childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
