@@ -10,6 +10,11 @@
 // plain typed schema, the serializer is given `type: [T, 'null']` instead, which it writes
 // with a `typeof` test: the same bytes (test/areas/http/serializers.test.ts), no Ajv.
 // (`enum` is allowed in such a branch: a serializer writes the value, it does not check it.)
+// A union of an array and an object (a step's media) is written the same way. Left to Ajv:
+// a union of two objects (a comment's media: an image's record or a video's), and Ajv,
+// asked of any part of a serializer's schema, compiles the whole (about 100 ms of the
+// event loop for a full guide's, once per serializer, the first time a comment with media
+// is written after a start; a step's media did it for every guide before).
 import fastJsonStringify from 'fast-json-stringify';
 
 type Schema = Record<string, unknown>;
@@ -41,13 +46,47 @@ export function serializerSchema(schema: unknown): unknown {
       : serializerSchema(v);
   }
   const { anyOf, ...beside } = out;
-  if (!Array.isArray(anyOf) || anyOf.length !== 2 || !Object.keys(beside).every((k) => k === 'description' || k === 'title')) return out;
-  const nullAt = anyOf.findIndex(isNull);
-  if (nullAt < 0) return out;
-  const other = anyOf[1 - nullAt] as Schema;
-  if (typeof other.type !== 'string' || other.type === 'null' || !Object.keys(other).every((k) => PLAIN_KEYWORDS.has(k))) return out;
-  return { ...beside, ...other, type: [other.type, 'null'] };
+  if (!Array.isArray(anyOf) || !Object.keys(beside).every(isAnnotation)) return out;
+  if (anyOf.length === 2) {
+    const nullAt = anyOf.findIndex(isNull);
+    if (nullAt >= 0) {
+      const other = anyOf[1 - nullAt] as Schema;
+      if (typeof other.type !== 'string' || other.type === 'null' || !Object.keys(other).every((k) => PLAIN_KEYWORDS.has(k))) return out;
+      return { ...beside, ...other, type: [other.type, 'null'] };
+    }
+  }
+  return shapesByType(anyOf as Schema[], beside) ?? out;
 }
+
+const isAnnotation = (k: string) => k === 'description' || k === 'title';
+
+/**
+ * A union of an array and an object (a step's media: its images, or a video's record), and
+ * null beside them or not, as one schema with a list of types, which fast-json-stringify
+ * tells apart by `Array.isArray` and `typeof`: each branch plain, of its own type, none
+ * sharing a keyword with another but annotations. Undefined for any other union (two
+ * objects, or types whose tests overlap, like integer and number, need Ajv to choose).
+ */
+function shapesByType(branches: Schema[], beside: Schema): Schema | undefined {
+  if (branches.length < 2) return undefined;
+  const merged: Schema = { ...beside };
+  const types: string[] = [];
+  for (const branch of branches) {
+    const type = branch.type;
+    if (typeof type !== 'string' || !SHAPE_TYPES.has(type) || types.includes(type)) return undefined;
+    if (!Object.keys(branch).every((k) => PLAIN_KEYWORDS.has(k))) return undefined;
+    for (const [k, v] of Object.entries(branch)) {
+      if (k === 'type' || isAnnotation(k)) continue;
+      if (k in merged) return undefined;
+      merged[k] = v;
+    }
+    types.push(type);
+  }
+  return types.filter((t) => t !== 'null').length >= 2 ? { ...merged, type: types } : undefined;
+}
+
+/** Types whose tests in a serializer cannot take a value of another (an array is not taken as an object). */
+const SHAPE_TYPES = new Set(['array', 'object', 'null']);
 
 /**
  * Fastify's serializer compiler: one serializer per distinct response schema. Fastify
