@@ -28,6 +28,12 @@
 // from 6 more to 15 less, on every read and write (five alternated pairs of one
 // connection's runs in a row: BENCHMARKS.md, run of 2026-11-28 04:15 and 04:22; through
 // the app the gain is within the noise).
+//
+// Their rows' parsers made once too: from the columns pg's Result makes a parser per
+// column and an empty row to copy (`addFields`, through a dictionary-mode object) at every
+// run: 2.2 µs of the 2.4 that a 9-column lookup's one row took with it, in a loop
+// (BENCHMARKS.md, runs of 2026-11-29 at 16:18). Each kept columns array gets them once, and each run's
+// Result is given them after: pg only calls the parsers and copies the empty row.
 import pg from 'pg';
 
 const MAX_NAMES = 1000;
@@ -59,6 +65,11 @@ const PgQuery = pg.Query as unknown as new (text: string, values: unknown[], cal
 /** Each connection's result columns of its named statements, as their first Describe gave them. */
 const columnsOf = new WeakMap<ProtocolConnection, Map<string, unknown[]>>();
 
+/** What pg's Result keeps of a row description (`addFields`; not in pg's types). */
+interface ResultState { command?: unknown; fields: unknown[]; _parsers?: unknown[]; _prebuiltEmptyResultObject?: object | null }
+/** Of each kept columns array: the parsers and the empty row pg's Result made of it the first time. */
+const rowMakingOf = new WeakMap<unknown[], { parsers: unknown[]; empty: object }>();
+
 /**
  * A named statement's run that asks the server for the result's columns only the first
  * time on each connection; after that, the columns kept then (the server answers a run
@@ -78,7 +89,7 @@ class DescribedOnce extends PgQuery {
     this.#connection = connection;
     const fields = this.name === undefined ? undefined : columnsOf.get(connection)?.get(this.name);
     if (!fields) return super.prepare(connection);
-    super.handleRowDescription({ fields });
+    this.#describedAs(fields);
     // pg's own steps (parse when new, bind, execute, sync) without the Describe between them.
     connection.describe = skipDescribe;
     try {
@@ -88,11 +99,42 @@ class DescribedOnce extends PgQuery {
     }
   }
 
+  /**
+   * pg's handleRowDescription with the Result's parsers and empty row made once per kept
+   * columns (see the header). Where pg's Result does not keep them as it did when this was
+   * written (another version of pg), pg's own step every time.
+   */
+  #describedAs(fields: unknown[]): void {
+    const self = this as unknown as { _result?: ResultState; _accumulateRows?: unknown; callback?: unknown; listeners(event: string): unknown[] };
+    const made = rowMakingOf.get(fields);
+    const result = self._result;
+    if (made && result && !result.command && '_parsers' in result && '_prebuiltEmptyResultObject' in result) {
+      result.fields = fields;
+      result._parsers = made.parsers;
+      result._prebuiltEmptyResultObject = made.empty;
+      self._accumulateRows = self.callback || !self.listeners('row').length;
+      return;
+    }
+    super.handleRowDescription({ fields });
+    this.#keepRowMaking(fields);
+  }
+
+  /** What pg's Result made of kept columns, for the runs after (when it is what this expects). */
+  #keepRowMaking(fields: unknown[]): void {
+    const result = (this as unknown as { _result?: ResultState })._result;
+    const parsers = result?._parsers;
+    const empty = result?._prebuiltEmptyResultObject;
+    if (Array.isArray(parsers) && parsers.length === fields.length && empty && typeof empty === 'object') rowMakingOf.set(fields, { parsers, empty });
+  }
+
   override handleRowDescription(msg: { fields: unknown[] }): void {
     if (this.#connection && this.name !== undefined) {
       let kept = columnsOf.get(this.#connection);
       if (!kept) columnsOf.set(this.#connection, (kept = new Map()));
       kept.set(this.name, msg.fields);
+      super.handleRowDescription(msg);
+      this.#keepRowMaking(msg.fields);
+      return;
     }
     super.handleRowDescription(msg);
   }

@@ -38,20 +38,28 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
     expect(rows).toEqual([{ name, statement: text, runs: 8 }]);
   });
 
-  it('asks PostgreSQL to describe a named statement\'s result once per connection, and reads every later result with those columns', async () => {
+  it('asks PostgreSQL to describe a named statement\'s result once per connection, and reads every later result with those columns and their parsers', async () => {
     await sql`create table described_probe (id integer primary key, a text, n bigint, at double precision)`.execute(db);
     await sql`insert into described_probe values (1, 'one', 10, 1.5), (2, null, null, null)`.execute(db);
     const read = (id: number) => sql<Record<string, unknown>>`select * from described_probe where id = ${id}`.execute(db);
     // pg's Describe message, as the connection sends it (DescribedOnce skips it by shadowing it for a run).
     const describes = vi.spyOn((pg as unknown as { Connection: { prototype: { describe(): void } } }).Connection.prototype, 'describe');
+    // pg's Result making its row parsers from a description: once per described columns too.
+    const rowMakings = vi.spyOn((pg as unknown as { Result: { prototype: { addFields(fields: unknown[]): void } } }).Result.prototype, 'addFields');
     try {
       expect((await read(1)).rows).toEqual([{ id: 1, a: 'one', n: 10, at: 1.5 }]);
       expect(describes).toHaveBeenCalledTimes(1);
+      expect(rowMakings).toHaveBeenCalledTimes(1);
       // Then no Describe: the same columns, their parsers included (bigint as a number, nulls, no row).
       expect((await read(2)).rows).toEqual([{ id: 2, a: null, n: null, at: null }]);
       expect((await read(3)).rows).toEqual([]);
+      const first = (await read(1)).rows[0];
+      expect(first).toEqual({ id: 1, a: 'one', n: 10, at: 1.5 });
+      // Each run's rows are its own, though made from the same empty row.
+      first.a = 'changed';
       expect((await read(1)).rows).toEqual([{ id: 1, a: 'one', n: 10, at: 1.5 }]);
       expect(describes).toHaveBeenCalledTimes(1);
+      expect(rowMakings).toHaveBeenCalledTimes(1);
       // A prepared lookup (pool.query) the same way.
       const lookup = prepared<{ id: number }, Record<string, unknown>>('described_probe_lookup', (q, arg) =>
         (q as unknown as Kysely<any>).selectFrom('described_probe').select(['id', 'a']).where('id', '=', arg('id')));
@@ -66,8 +74,10 @@ describe.skipIf(!onPostgres)('named statements on PostgreSQL', () => {
       expect(again.rows).toEqual([{ id: 1, a: 'one' }]);
       expect(Number(again.numAffectedRows)).toBe(1);
       expect(describes).toHaveBeenCalledTimes(3);
+      expect(rowMakings).toHaveBeenCalledTimes(3);
     } finally {
       describes.mockRestore();
+      rowMakings.mockRestore();
     }
   });
 
