@@ -16,6 +16,13 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** The next migration not run yet, if any (its name, or none): a tool that names each as it ends (bench/seed.ts). */
+export async function migrateUpOne(db: Kysely<any>): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider }).migrateUp();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
 /** True when every known migration has run (for /readyz). */
 export async function isMigrated(db: Kysely<any>): Promise<boolean> {
   const migrator = new Migrator({ db, provider });
