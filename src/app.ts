@@ -157,7 +157,8 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('dbHandle', handle);
   app.decorate('config', config);
   app.decorate('clock', clock);
-  const jobs = new JobWorker(handle.db, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
+  // Jobs are work outside requests: the database without the requests' statement timeout.
+  const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
   // The areas' slots that other areas read, joined before any area's routes are registered.
   app.decorate('badges', joinBadgeRules(areas.map((a) => a.badges)));
@@ -180,7 +181,7 @@ export async function buildApp(options: BuildAppOptions) {
     }
     done(null, out);
   });
-  registerOps(app, handle, config.metricsToken);
+  registerOps(app, handle, config);
   const startResponse = registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
   await app.register(rateLimit, {
     global: false,

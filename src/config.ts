@@ -15,6 +15,14 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL: queries as named (server-side prepared) statements; off behind a pooler that cannot keep them (PgBouncer in transaction mode). */
   pgPreparedStatements: boolean;
+  /** PostgreSQL: longest a request waits for a connection of the pool, in ms; then 503. 0: no limit. */
+  dbAcquireTimeoutMs: number;
+  /** PostgreSQL: longest one statement of a request runs before the server cancels it, in ms; then 503. 0: no limit. Work outside requests has none. */
+  dbStatementTimeoutMs: number;
+  /** Longest /readyz waits for a connection and its check, in ms; then 503 "database busy". */
+  readyzTimeoutMs: number;
+  /** /readyz answers 503 when the data directory (or the SQLite file's) has less free space than this, in MB; 0: not checked. */
+  diskMinFreeMb: number;
   /** App ids accepted in `X-App-Id` on register and login; empty: none required (public registration needs some). */
   appIds: string[];
   publicRegistration: boolean;
@@ -184,6 +192,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'content-platform.sqlite')}`,
     pgPreparedStatements: bool('PG_PREPARED_STATEMENTS', env.PG_PREPARED_STATEMENTS, true),
+    dbAcquireTimeoutMs: int('DB_ACQUIRE_TIMEOUT_MS', env.DB_ACQUIRE_TIMEOUT_MS, 5_000),
+    dbStatementTimeoutMs: int('DB_STATEMENT_TIMEOUT_MS', env.DB_STATEMENT_TIMEOUT_MS, 30_000),
+    readyzTimeoutMs: Math.max(1, int('READYZ_TIMEOUT_MS', env.READYZ_TIMEOUT_MS, 1_000)),
+    diskMinFreeMb: int('DISK_MIN_FREE_MB', env.DISK_MIN_FREE_MB, 512),
     appIds,
     publicRegistration,
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),

@@ -9,7 +9,7 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { loadConfig, type Config } from './config.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, requestBounds } from './db/database.js';
 import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
 import { BASE_PATH } from './http/base-path.js';
@@ -20,7 +20,7 @@ const config = loadConfig();
 async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>) {
   if (!config.seedDemo) return;
   const { seedDemoOnce } = await import('./demo/seed.js');
-  const out = await seedDemoOnce(handle.db, config, systemClock, (l) => console.log(l));
+  const out = await seedDemoOnce(handle.longWorkDb, config, systemClock, (l) => console.log(l));
   if (out.seeded) {
     console.log('\nDemo site ready. Log in with:');
     console.log(`  curl -X POST ${config.publicUrl}${BASE_PATH}/user/token -d '{"email": "${config.adminEmail}", "password": "${out.password}"}'`);
@@ -35,8 +35,8 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
 async function prepare(config: Config) {
   const { buildApp } = await import('./app.js');
   const { migrateToLatest } = await import('./db/migrate.js');
-  const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
-  const ran = await migrateToLatest(handle.db);
+  const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
+  const ran = await migrateToLatest(handle.longWorkDb);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   await seedDemo(config, handle);
@@ -48,12 +48,14 @@ async function prepare(config: Config) {
 async function serve(config: Config, prepared: boolean) {
   const { buildApp } = await import('./app.js');
   const { migrateToLatest } = await import('./db/migrate.js');
-  const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, namedStatements: config.pgPreparedStatements });
-  const ran = prepared ? [] : await migrateToLatest(handle.db);
+  // Requests' statements are bounded (DB_STATEMENT_TIMEOUT_MS); migrations, the demo seed,
+  // jobs and the stamps' upkeep run on `longWorkDb`, without that bound.
+  const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
+  const ran = prepared ? [] : await migrateToLatest(handle.longWorkDb);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   if (!prepared) await seedDemo(config, handle);
-  const stampUpkeep = handle.dialect === 'postgres' ? startStampUpkeep(handle.db, (err) => app.log.warn({ err }, 'the stamps table\'s upkeep failed')) : undefined;
+  const stampUpkeep = handle.dialect === 'postgres' ? startStampUpkeep(handle.longWorkDb, (err) => app.log.warn({ err }, 'the stamps table\'s upkeep failed')) : undefined;
 
   // Under a supervisor, a terminal's Ctrl-C reaches every process of the group and the
   // supervisor passes it on as SIGTERM: one signal, one graceful shutdown (a second would

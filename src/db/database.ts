@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
+import type { Config } from '../config.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
 import { nameStatements, queryLookup } from './pg-statements.js';
 import { walHeaderReader } from './wal-header.js';
@@ -25,6 +26,14 @@ export interface DatabaseHandle {
   checkpoint?(): Promise<CheckpointResult>;
   /** SQLite with background checkpoints: one merge step of the full-text index now (checkpointer.ts). */
   mergeSearchIndex?(): Promise<MergeResult>;
+  /**
+   * The database for work outside requests (migrations at start, the demo seed, jobs,
+   * the stamps' upkeep): on PostgreSQL with a statement timeout, a pool of its own whose
+   * statements have none; otherwise `db` itself.
+   */
+  longWorkDb: Kysely<Database>;
+  /** PostgreSQL: the request pool's clients (all, idle) and the callers waiting for one. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export interface DatabaseOptions {
@@ -32,6 +41,21 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /**
+   * PostgreSQL: longest a caller waits for a client of the pool, in ms (pg-pool's
+   * `connectionTimeoutMillis`; it also bounds connecting a new client); then the caller
+   * gets `isDatabaseBusy`'s error (db/helpers.ts). 0 or absent: no limit (tools).
+   */
+  acquireTimeoutMs?: number;
+  /**
+   * PostgreSQL: each statement of `db` is cancelled by the server after this many ms
+   * (`statement_timeout`, sent when each client connects); `longWorkDb` then gets a pool of
+   * its own without it. 0 or absent: no limit (tools). SQLite cannot interrupt a statement
+   * (better-sqlite3 is synchronous): ignored there.
+   */
+  statementTimeoutMs?: number;
+  /** SQLite: how long a statement waits for another process's lock (busy_timeout), in ms; default 10 000. */
+  busyTimeoutMs?: number;
   /** PostgreSQL: queries as named statements (pg-statements.ts, and prepared.ts's lookups); default true. */
   namedStatements?: boolean;
   /** SQLite file: WAL checkpoints in a worker thread instead of inside commits (the server). */
@@ -40,6 +64,11 @@ export interface DatabaseOptions {
   scheduledMerges?: boolean;
   /** With background checkpoints: milliseconds between the worker's checkpoints (default 1000; tests that watch the file set it longer). */
   checkpointIntervalMs?: number;
+}
+
+/** The bounds of the requests' database from the settings (DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS). */
+export function requestBounds(config: Pick<Config, 'dbAcquireTimeoutMs' | 'dbStatementTimeoutMs'>): Pick<DatabaseOptions, 'acquireTimeoutMs' | 'statementTimeoutMs'> {
+  return { acquireTimeoutMs: config.dbAcquireTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs };
 }
 
 // PostgreSQL sends bigint (20) and numeric (1700) as strings; our ids, counts and
@@ -66,11 +95,13 @@ const WRITES = /^\s*(insert|update|delete|replace|with|create|drop|alter)\b/i;
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #gate: WriteGate | undefined;
+  readonly #inTransaction: () => boolean;
   /** A write transaction is open and counted at the gate (there is one connection). */
   #writing = false;
-  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined) {
+  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean) {
     super(config);
     this.#gate = gate;
+    this.#inTransaction = inTransaction;
   }
   #gated: DatabaseConnection | undefined;
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -118,7 +149,9 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     try {
-      await super.rollbackTransaction(connection);
+      // SQLite may have rolled the transaction back itself (SQLITE_FULL, a disk full at a
+      // commit): a ROLLBACK would fail, and its error would hide the one that tells why.
+      if (this.#inTransaction()) await super.rollbackTransaction(connection);
     } finally {
       this.#endWrite();
     }
@@ -133,15 +166,20 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #gate: WriteGate | undefined;
-  constructor(config: SqliteDialectConfig, gate?: WriteGate) {
+  readonly #inTransaction: () => boolean;
+  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean) {
     super(config);
     this.#config = config;
     this.#gate = gate;
+    this.#inTransaction = inTransaction;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config, this.#gate);
+    return new ImmediateSqliteDriver(this.#config, this.#gate, this.#inTransaction);
   }
 }
+
+/** PostgreSQL: clients of the pool for work outside requests (`longWorkDb`), when it has its own. */
+const LONG_WORK_POOL_SIZE = 4;
 
 /** SQLite's page cache per connection, in KB (its memory counts in the server's: docs/ARCHITECTURE.md, "Memory"). */
 export const SQLITE_CACHE_KB = 8 * 1024;
@@ -183,22 +221,42 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const log = (event: LogEvent) => listener?.(event);
   const setQueryListener = (fn: ((event: LogEvent) => void) | null) => { listener = fn; };
   if (dialectOf(url) === 'postgres') {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    // An idle client's error (the server restarting) must not crash the process.
-    pool.on('error', () => {});
     const named = options.namedStatements ?? true;
-    if (named) nameStatements(pool);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
-    registerDirectExecutor(db, {
-      run: async (name, text, values) => {
-        const started = performance.now();
-        const result = named ? await queryLookup(pool, name, text, values as unknown[]) : await pool.query({ text, values: values as unknown[] });
-        if (listener) log(queryEvent(text, values, started));
-        return result.rows;
-      },
+    const postgres = (config: pg.PoolConfig) => {
+      const pool = new pg.Pool({ connectionString: url, ...config });
+      // An idle client's error (the server restarting) must not crash the process.
+      pool.on('error', () => {});
+      if (named) nameStatements(pool);
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+      // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
+      registerDirectExecutor(db, {
+        run: async (name, text, values) => {
+          const started = performance.now();
+          const result = named ? await queryLookup(pool, name, text, values as unknown[]) : await pool.query({ text, values: values as unknown[] });
+          if (listener) log(queryEvent(text, values, started));
+          return result.rows;
+        },
+      });
+      return { pool, db };
+    };
+    // The requests' pool: a caller waits at most acquireTimeoutMs for a client, and the
+    // server cancels any statement past statementTimeoutMs (a per-connection default,
+    // sent at connect: nothing is sent per query).
+    const requests = postgres({
+      max: options.poolSize ?? 10,
+      ...(options.acquireTimeoutMs ? { connectionTimeoutMillis: options.acquireTimeoutMs } : {}),
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     });
-    return { db, dialect: 'postgres', location: url, destroy: () => db.destroy(), setQueryListener };
+    // Work outside requests waits and runs as long as it must: a few clients (jobs run a
+    // few at a time: JOB_*_CONCURRENCY), connected when first used.
+    const longWork = options.statementTimeoutMs ? postgres({ max: LONG_WORK_POOL_SIZE }) : requests;
+    const destroy = async () => {
+      await requests.db.destroy();
+      if (longWork !== requests) await longWork.db.destroy();
+    };
+    const { pool } = requests;
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db: requests.db, longWorkDb: longWork.db, dialect: 'postgres', location: url, destroy, setQueryListener, poolStats };
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -213,7 +271,9 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   // memory, the cold reads filling them (the file's pages stay in the system's cache anyway).
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KB}`);
   // Several server processes (or a benchmark seeding beside a server) may share a file.
-  sqlite.pragma('busy_timeout = 10000');
+  // Past the wait, SQLITE_BUSY: a request answers 503 (http/errors.ts). The wait blocks the
+  // event loop (better-sqlite3 is synchronous).
+  sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
   const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, { mergeInBackground: options.scheduledMerges ?? true, intervalMs: options.checkpointIntervalMs }) : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   // The change version (DirectExecutor.version): the statements this connection ran that
@@ -230,7 +290,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const header = walHeader ? walHeader.read() : null;
     return header === null ? `v${dataVersion.get() as number}` : header;
   };
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer), log });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer, () => sqlite.inTransaction), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
   // wait for it through Kysely, so that no read ever sees a write not yet committed.
@@ -256,5 +316,5 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     await db.destroy();
     walHeader?.close();
   };
-  return { db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep };
+  return { db, longWorkDb: db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep };
 }

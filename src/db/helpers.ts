@@ -73,3 +73,25 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const e = err as { code?: string } | null;
   return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
+
+/**
+ * True when the database could not serve in time, which a later try may: no client of the
+ * pool within its acquire time (pg-pool's two errors of `connectionTimeoutMillis`: waiting
+ * for a client, or connecting a new one), a statement cancelled by `statement_timeout`
+ * (57014 says "canceling statement due to statement timeout"; the same code for a
+ * cancellation by hand, `pg_cancel_backend`, is not this), or SQLite's lock held by
+ * another process past busy_timeout. PostgreSQL words its messages in `lc_messages`: under
+ * another language a statement timeout is not recognized and stays a 500.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (typeof e.code === 'string') return e.code.startsWith('SQLITE_BUSY') || (e.code === '57014' && /statement timeout/.test(e.message ?? ''));
+  return e instanceof Error && (e.message === 'timeout exceeded when trying to connect' || e.message === 'Connection terminated due to connection timeout');
+}
+
+/** True when the database cannot write for want of disk space: PostgreSQL's disk_full (53100), SQLite's SQLITE_FULL. */
+export function isDatabaseFull(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === '53100' || code === 'SQLITE_FULL';
+}

@@ -2,7 +2,7 @@
 // {"error": true, "message", "msg", "code", "request_id", "errors"?}; a 409 is the
 // exception: its body is the current version of the resource.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDataRangeError } from '../db/helpers.js';
+import { isDataRangeError, isDatabaseBusy, isDatabaseFull } from '../db/helpers.js';
 
 export interface FieldError {
   /** `lines[2].text` style path of the offending field. */
@@ -34,6 +34,21 @@ export const forbidden = (message = 'You lack the privileges for this operation.
 export const notFound = (what = 'Resource') => new HttpError(404, 'not_found', `${what} not found.`);
 /** 409 whose body is the current version of the resource. */
 export const conflict = (current: unknown) => new HttpError(409, 'conflict', 'The revisionid is not the current one.', undefined, current);
+
+/** When a client should try again after the database was too busy (Retry-After, seconds). */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** 503: the database did not serve in time (db/helpers.ts, `isDatabaseBusy`); the statement or transaction it stopped is rolled back. */
+export const unavailable = () => new HttpError(503, 'unavailable', `The database is too busy to answer now; try again in ${BUSY_RETRY_AFTER_SECONDS} seconds.`, undefined, undefined, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+
+/** 507: a write found no disk space; `what` names what was not stored. */
+export const insufficientStorage = (what = 'the change') => new HttpError(507, 'insufficient_storage', `The server is out of disk space: ${what} was not stored. Try again once space is freed.`);
+
+/** True for a write that failed for want of disk space: the database's (isDatabaseFull) or a file's (ENOSPC, or EDQUOT: a disk quota). */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || isDatabaseFull(err);
+}
 
 export function unprocessable(errors: FieldError[], message?: string): HttpError {
   return new HttpError(422, 'unprocessable_entity', message ?? errors.map((e) => e.message).join(' '), errors);
@@ -160,6 +175,15 @@ export function errorReply(request: FastifyRequest, err: unknown): { status: num
     request.log.warn({ err }, 'a value the database cannot store reached it');
     const e = unprocessable([{ field: 'request', code: 'out_of_range', message: 'A value in the request is outside what can be stored.' }]);
     return { status: 422, body: errorBody(request, 422, e.code, e.message, e.errors) };
+  }
+  // Pressure on the database or the disk is no bug: said as such, with the cause.
+  if (isDatabaseBusy(err)) {
+    request.log.warn({ err }, 'the database was too busy to answer in time');
+    return errorReply(request, unavailable());
+  }
+  if (isOutOfSpace(err)) {
+    request.log.error({ err }, 'out of disk space');
+    return errorReply(request, insufficientStorage());
   }
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -72,7 +72,7 @@ function nullableEnums(node: any): void {
 }
 
 const STATUS_NAMES: Record<string, string> = {
-  400: 'InvalidJson', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'TooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'RateLimited', 503: 'Unavailable',
+  400: 'InvalidJson', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'TooLarge', 415: 'UnsupportedMediaType', 422: 'Unprocessable', 429: 'RateLimited', 503: 'Unavailable', 507: 'InsufficientStorage',
 };
 
 /**
@@ -170,7 +170,9 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
           'Authenticate with `Authorization: api <token>` (from `POST /user/token`; a token lasts TOKEN_TTL seconds, ' +
           '30 days by default, until logout or a password change). Errors share one shape ' +
           '(`error`, `message`, `msg`, `code`, `request_id`, and for 422 `errors` with `field`, `code`, `message`); ' +
-          'a 409 answers with the current version of the resource. `?pretty` indents JSON; `?format=xml` or ' +
+          'a 409 answers with the current version of the resource. Any operation may answer 503 `unavailable` with ' +
+          '`Retry-After` when the database is too busy to answer in time, and 507 `insufficient_storage` when a write ' +
+          'finds the server\'s disk full; what either interrupted is rolled back. `?pretty` indents JSON; `?format=xml` or ' +
           '`Accept: application/xml` returns XML on GET. Routes marked "extension" are not in the 2.0 specification ' +
           'but are called by existing clients.',
       },

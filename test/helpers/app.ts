@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, requestBounds, type DatabaseOptions } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ManualClock } from '../../src/clock.js';
 import { buildApp, BASE_PATH } from '../../src/app.js';
@@ -23,22 +23,30 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     loginRateLimit: 10_000,
     mediaUploadsPerHour: 10_000,
     jobPollMs: 0,
+    // No wait for a pool client is too long in tests: 50 requests at once on a pool of five,
+    // on a loaded machine, may wait longer than the server's default for one (DB_ACQUIRE_TIMEOUT_MS).
+    // Statements keep the server's bound. test/db/pressure.test.ts sets its own.
+    dbAcquireTimeoutMs: 0,
     logLevel: 'silent',
     ...overrides,
   };
 }
 
-export async function buildTestApp(options: { config?: Partial<Config> } = {}) {
+/**
+ * `sqliteFile`: on SQLite, the database in this file instead of in memory (ignored on
+ * PostgreSQL); `database`: options of `openDatabase` beside the settings' bounds.
+ */
+export async function buildTestApp(options: { config?: Partial<Config>; sqliteFile?: string; database?: Pick<DatabaseOptions, 'busyTimeoutMs'> } = {}) {
   const template = inject('pgTemplate');
   let pgName: string | null = null;
-  let url = 'sqlite::memory:';
+  let url = options.sqliteFile ? `sqlite:${options.sqliteFile}` : 'sqlite::memory:';
   if (template && process.env.TEST_DATABASE_URL) {
     pgName = await cloneTemplate(template);
     url = withDatabase(process.env.TEST_DATABASE_URL, pgName);
   }
-  const handle = openDatabase(url, { poolSize: 5 });
-  if (!pgName) await migrateToLatest(handle.db);
   const config = testConfig({ databaseUrl: url, ...options.config });
+  const handle = openDatabase(url, { poolSize: 5, ...requestBounds(config), ...options.database });
+  if (!pgName) await migrateToLatest(handle.db);
   const clock = new ManualClock();
   const app = await buildApp({ config, handle, clock, logger: false });
   await app.ready();

@@ -94,12 +94,12 @@ export async function mediaRoutes(fastify: FastifyInstance) {
           'The kind is decided from the bytes: JPEG, PNG, GIF or WebP images (GuideImage); MP4, WebM or QuickTime videos (GuideVideoObject); PDF documents (Document). ' +
           'A video is kept only when ffprobe finds a video stream in it within the limits (VIDEO_MAX_SECONDS, VIDEO_MAX_DIMENSION, VIDEO_MAX_STREAMS). ' +
           'Anything else or an empty body: 422. Larger than the limit (MEDIA_MAX_BYTES, and per kind, see GET /user/media/constraints): 413. ' +
-          'More than the uploader\'s storage quota has left (MEDIA_QUOTA_BYTES; originals, size variants and video encodings count): 413 `quota_exceeded`. More uploads in an hour than MEDIA_UPLOADS_PER_HOUR (Admins: no limit): 429 `rate_limited` with Retry-After. Nothing is stored on refusal. ' +
+          'More than the uploader\'s storage quota has left (MEDIA_QUOTA_BYTES; originals, size variants and video encodings count): 413 `quota_exceeded`. More uploads in an hour than MEDIA_UPLOADS_PER_HOUR (Admins: no limit): 429 `rate_limited` with Retry-After. The server\'s disk full: 507 `insufficient_storage`. Nothing is stored on refusal. ' +
           'Answers 200 (as existing clients expect) with the new library item: its `id`, `type`, `kind` and detail record. A video is encoded in the background: `isReady` is false until `state` is `finished`.',
         querystring: UploadQuery,
         consumes: ['application/octet-stream'],
         body: Type.Unsafe({ type: 'string', format: 'binary', description: 'The file\'s bytes.' }),
-        response: { 200: MediaItem, ...errorResponses(401, 413, 422) },
+        response: { 200: MediaItem, ...errorResponses(401, 413, 422, 507) },
       },
     }, async (request, reply) => {
       const user = requireUser(request);

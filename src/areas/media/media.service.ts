@@ -7,7 +7,7 @@ import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { HttpError, invalidField, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
+import { HttpError, insufficientStorage, invalidField, isOutOfSpace, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
 import { isAdmin, parsePrivileges, type AuthUser } from '../../http/auth.js';
 import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
@@ -137,6 +137,8 @@ export async function receiveUpload(s: Services, userid: number, filename: strin
     body.resume();
     await store.delete(key);
     if (err instanceof HttpError) throw err;
+    // The disk, not the client: a full disk ended the write (the partial file is removed above).
+    if (isOutOfSpace(err)) throw insufficientStorage('the upload');
     throw new HttpError(400, 'bad_request', 'The upload was interrupted.');
   }
   const kind = meter.sniffed!;
