@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark's smoke run (CI, after the tests): a tiny site in a temporary SQLite file
-# (300 guides, a workforce of 500 people), every scenario for 1 s, then four of them again with the server as 2 processes
-# (WEB_CONCURRENCY=2), and a check that the JSON was written with no failed request.
+# (300 guides, a workforce of 500 people), every scenario for 1 s, then four of them again
+# with the server as 2 processes (WEB_CONCURRENCY=2), and a check that the JSON was
+# written with no failed request.
 # Speed is not judged here (see BENCHMARKS.md); only that the benchmark still works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
