@@ -79,7 +79,7 @@ export interface BenchReport {
   date: string;
   machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; shared: string; loadAverage: { start: number; end: number } };
   database: { kind: string; version: string; sizeMb: number };
-  data: { guides: number; publicGuides: number; steps: number; lines: number; wikis: number; users: number; comments: number };
+  data: { guides: number; publicGuides: number; steps: number; lines: number; wikis: number; users: number; comments: number; assignees?: number };
   durationSeconds: number;
   connections: number;
   writeConnections: number;
@@ -200,6 +200,8 @@ interface Pool {
   prefixes: string[];
   /** Courses with assignees (GET /course_assignees/course/{wikiid}/users). */
   courses: number[];
+  /** The workforce's reads (bench/lib/workforce.ts seeds it). */
+  workforce: WorkforcePool;
   /** Wikis of every namespace, one in 25 (GET /wikis/{namespace}/{title}). */
   wikis: string[];
   counts: BenchReport['data'];
@@ -236,10 +238,43 @@ async function loadPool(databaseUrl: string, seed: number): Promise<Pool> {
     }
     const courses = (await db.selectFrom('courses').select('wikiid').where('deleted', '=', 0).where('assignee_count', '>', 0).orderBy('wikiid').execute()).map((c) => c.wikiid);
     const wikis = wikiTitles.map((w) => `${w.namespace}/${encodeURIComponent(w.title)}`);
-    return { guides, all: all.map((g) => g.guideid), prefixes, courses, wikis, counts, database };
+    return { guides, all: all.map((g) => g.guideid), prefixes, courses, workforce: await loadWorkforce(db, r), wikis, counts: { ...counts, assignees: await countAssignees(db) }, database };
   } finally {
     await h.destroy();
   }
+}
+
+/** Leads (not the demo accounts) whose reads of their team the workforce scenarios make. */
+const LEADS = 8;
+
+export interface WorkforcePool {
+  /** Team leads with what they read: their team, its members but themself (at most 100), the guides of its courses (at most 100). */
+  leads: Array<{ email: string; userid: number; teamid: number; members: number[]; guideids: number[] }>;
+  /** Users with an active course (at most 2 000, drawn from all of them). */
+  assigned: number[];
+  /** Pages of 20 of the users with an active course, and of the teams (the summaries). */
+  userPages: number;
+  teamPages: number;
+}
+
+async function countAssignees(db: ReturnType<typeof openDatabase>['db']): Promise<number> {
+  return Number((await db.selectFrom('course_assignees').select((eb) => eb.fn.countAll().as('n')).where('active', '=', 1).executeTakeFirstOrThrow()).n);
+}
+
+async function loadWorkforce(db: ReturnType<typeof openDatabase>['db'], r: ReturnType<typeof prng>): Promise<WorkforcePool> {
+  const leadRows = await db.selectFrom('team_members as m').innerJoin('users as u', 'u.userid', 'm.userid').select(['m.userid', 'm.teamid', 'u.email'])
+    .where('m.is_lead', '=', 1).where('m.userid', '>', 4).orderBy('m.userid').limit(LEADS).execute();
+  const leads: WorkforcePool['leads'] = [];
+  for (const l of leadRows) {
+    const members = (await db.selectFrom('team_members').select('userid').where('teamid', '=', l.teamid).where('userid', '!=', l.userid).orderBy('userid').limit(100).execute()).map((m) => m.userid);
+    const guideids = (await db.selectFrom('course_assignments as a').innerJoin('course_stages as s', 's.wikiid', 'a.wikiid').select('s.docid').distinct()
+      .where('a.assignee_teamid', '=', l.teamid).where('a.cancelled', '=', 0).where('s.active', '=', 1).where('s.doctype', '=', 'guide').orderBy('s.docid').limit(100).execute()).map((g) => g.docid);
+    if (members.length && guideids.length) leads.push({ email: l.email!, userid: l.userid, teamid: l.teamid, members, guideids });
+  }
+  const assignedAll = (await db.selectFrom('course_assignees').select('userid').distinct().where('active', '=', 1).orderBy('userid').execute()).map((a) => a.userid);
+  const assigned = assignedAll.length <= 2000 ? assignedAll : Array.from({ length: 2000 }, () => assignedAll[r.int(0, assignedAll.length - 1)]);
+  const teams = Number((await db.selectFrom('teams').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  return { leads, assigned, userPages: Math.ceil(assignedAll.length / 20), teamPages: Math.ceil(teams / 20) };
 }
 
 /**
@@ -281,6 +316,8 @@ interface Scenario {
   sample?(): string;
   /** The sample is read with the benchmark's token (a route for logged-in users). */
   authSample?: boolean;
+  /** A sample read with a request of its own (another method, a body, another token) instead of GET `sample()`. */
+  sampleFetch?(url: string): Promise<Response>;
   /** The statuses that count as success (default: any 2xx). */
   ok?: number[];
   /** A conditional read: its baseline answers 304 with the tag of the sample. */
@@ -292,7 +329,10 @@ interface Scenario {
 /** The ETags the server gave for the hot set's guides (GET /guides/{id}), by guide id. */
 type Tags = Map<number, string>;
 
-function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scenario[] {
+/** The tokens of the pool's leads, in its order. */
+type LeadTokens = string[];
+
+function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTokens: LeadTokens = []): Scenario[] {
   let n = 0;
   const r = prng(7);
   const randomGuide = () => pool.guides[r.int(0, pool.guides.length - 1)];
@@ -361,6 +401,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
       requests: (): LoadRequest[] => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: assigneesPath(), headers: auth }) }], sample: assigneesPath, authSample: true,
     }] : []),
     { name: 'comments', request: 'GET /comments?context=guide', kind: 'read', requests: () => [get(() => `${API}/comments?context=guide`)], sample: () => `${API}/comments?context=guide` },
+    ...workforceScenarios(pool.workforce, token, leadTokens),
   ];
   // 90 reads and 10 writes, interleaved the same way every run.
   const mixed = (): LoadRequest[] => {
@@ -387,6 +428,46 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags): Scena
     { name: 'login', request: 'POST /user/token', kind: 'login', requests: () => [{ method: 'POST', path: `${API}/user/token`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'user@example.com', password: 'server test password' }) }] },
     { name: 'mixed', request: 'mixed: 90% reads, 10% writes', kind: 'mixed', write: true, requests: mixed },
   ];
+}
+
+/**
+ * The reads a plant makes of its workforce every day: a lead's skills matrix of their team
+ * and their team's course averages (as that lead: the access filter is part of what is
+ * measured), the completion summaries of users and of teams, and a user's assignments (as
+ * the Admin, any page or user of the site).
+ */
+function workforceScenarios(w: WorkforcePool, adminToken: string, leadTokens: LeadTokens): Scenario[] {
+  const r = prng(11);
+  const out: Scenario[] = [];
+  const as = (token: string, body?: string) => ({ authorization: `api ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) });
+  const leads = w.leads.map((l, i) => ({ ...l, token: leadTokens[i], body: JSON.stringify({ userids: l.members, guideids: l.guideids }) })).filter((l) => l.token);
+  if (leads.length) {
+    const lead = () => leads[r.int(0, leads.length - 1)];
+    const teamPath = (teamid: number) => `${API}/skills/teams/${teamid}/courses`;
+    out.push({
+      name: 'skills-matrix', request: `POST /skills/matrix (a team's members × its courses' guides, as its lead; ${leads.length} leads)`, kind: 'read',
+      requests: (): LoadRequest[] => [{ method: 'POST', setupRequest: (req) => {
+        const l = lead();
+        return { ...req, path: `${API}/skills/matrix`, headers: as(l.token, l.body), body: l.body };
+      } }],
+      sampleFetch: (url) => fetch(`${url}${API}/skills/matrix`, { method: 'POST', headers: as(leads[0].token, leads[0].body), body: leads[0].body }),
+    });
+    out.push({
+      name: 'team-courses', request: `GET /skills/teams/{teamid}/courses (as its lead; ${leads.length} leads)`, kind: 'read',
+      requests: (): LoadRequest[] => [{ method: 'GET', setupRequest: (req) => {
+        const l = lead();
+        return { ...req, path: teamPath(l.teamid), headers: as(l.token) };
+      } }],
+      sampleFetch: (url) => fetch(`${url}${teamPath(leads[0].teamid)}`, { headers: as(leads[0].token) }),
+    });
+  }
+  const adminGet = (name: string, request: string, path: () => string): Scenario => ({
+    name, request, kind: 'read', requests: () => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path(), headers: as(adminToken) }) }], sample: path, authSample: true,
+  });
+  if (w.userPages) out.push(adminGet('summaries', `GET /course_assignments/individualSummaries?page=…&limit=20 (random of ${w.userPages} pages, as the Admin)`, () => `${API}/course_assignments/individualSummaries?page=${r.int(1, w.userPages)}&limit=20`));
+  if (w.teamPages) out.push(adminGet('team-summaries', `GET /course_assignments/teamSummaries?page=…&limit=20 (random of ${w.teamPages} pages, as the Admin)`, () => `${API}/course_assignments/teamSummaries?page=${r.int(1, w.teamPages)}&limit=20`));
+  if (w.assigned.length) out.push(adminGet('user-assignments', `GET /course_assignments/completion/user/{userid}?limit=20 (random of ${w.assigned.length} users, as the Admin)`, () => `${API}/course_assignments/completion/user/${w.assigned[r.int(0, w.assigned.length - 1)]}?limit=20`));
+  return out;
 }
 
 // ------------------------------------------------------------------ the run
@@ -494,6 +575,7 @@ const fmt = (x: number | null | undefined, digits = 1) => (x === null || x === u
 export function markdown(report: BenchReport): string {
   const out: string[] = [];
   out.push(`**${report.label}**: ${report.database.kind} ${report.database.version}, ${report.data.guides.toLocaleString('en')} guides (${report.data.steps.toLocaleString('en')} steps, ${report.data.lines.toLocaleString('en')} lines, ${report.data.wikis.toLocaleString('en')} wikis, ${report.data.comments.toLocaleString('en')} comments; ${report.database.sizeMb} MB), ` +
+    `${report.data.users.toLocaleString('en')} users${report.data.assignees !== undefined ? ` (${report.data.assignees.toLocaleString('en')} course assignees)` : ''}, ` +
     `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}, load average ${report.machine.loadAverage.start} → ${report.machine.loadAverage.end} (shared machine); ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.`);
   out.push('');
   out.push('| Scenario | Conn. | req/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB | baseline req/s | ratio |');
@@ -556,7 +638,7 @@ async function main() {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--statements dir] [--processes N]\n` +
       '--statements DIR (SQLite): the time of each SQL statement the server ran in each measured window, into DIR/<scenario>.txt (bench/lib/statement-times.mjs).\n' +
       `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, assignees, comments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--database URL].');
+      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, assignees, comments, skills-matrix, team-courses, summaries, team-summaries, user-assignments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--users N] [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -593,24 +675,27 @@ async function main() {
       nodeArgs: [...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []), ...(statementTimes?.nodeArgs ?? [])],
     });
     const token = await login(server.url);
+    // The leads log in only when one of their scenarios runs (a login hashes the password).
+    const leadNames = ['skills-matrix', 'team-courses'];
+    const leadTokens = !only || only.some((n) => leadNames.includes(n)) ? await Promise.all(pool.workforce.leads.map((l) => login(server!.url, l.email))) : [];
     const tags: Tags = new Map();
-    const all = scenarios(pool, token, offset, tags);
+    const all = scenarios(pool, token, offset, tags, leadTokens);
     const list = all.filter((s) => !only || only.includes(s.name));
     // What the baseline answers: one real answer per read scenario (for a conditional
     // read, the tag and a 304 without a body).
     const samples: Record<string, Sample> = {};
     for (const s of list) {
-      if (!s.sample) continue;
-      if (s.conditional) {
+      if (!s.sample && !s.sampleFetch) continue;
+      if (s.conditional && s.sample) {
         samples[s.name] = await conditionalSample(server.url, s.sample());
         continue;
       }
-      if (s.gzip) {
+      if (s.gzip && s.sample) {
         samples[s.name] = { gzip: (await gzipSample(server.url, s.sample)).toString('base64') };
         continue;
       }
-      const res = await fetch(`${server.url}${s.sample()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
-      if (res.status !== 200) throw new Error(`${s.name}: ${s.sample()} answered ${res.status}`);
+      const res = s.sampleFetch ? await s.sampleFetch(server.url) : await fetch(`${server.url}${s.sample!()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
+      if (res.status !== 200) throw new Error(`${s.name}: ${res.url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       samples[s.name] = await res.text();
     }
     let baseUrl: string | null = null;

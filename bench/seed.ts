@@ -4,13 +4,16 @@
 //   npm run seed:bench -- --guides 10000 --database postgres://postgres@127.0.0.1:5432/bench
 //   npm run seed:bench -- --guides 1000 --database sqlite:/tmp/x.sqlite --seed 7 --hash-cost 12
 //
-// For N guides: N/10 users (the first four are the demo accounts admin@, author@,
-// moderator@, user@example.com; every seeded user shares one password hash, since hashing
-// is deliberately slow), N/1000 teams, a CATEGORY tree of depth 4 (5 x 5 x 5 x 5), N/2
-// wikis in all (categories, ITEM wikis and the rest), N guides of 5 to 15 steps of 2 to 6
-// lines of wiki syntax, an image record per step, tags, flags, prerequisites, one kept
-// revision per guide and per step, 2 comments per guide, view history, and a course per
-// leaf category with its assignees.
+// For N guides: N/10 users unless `--users` (the first four are the demo accounts admin@,
+// author@, moderator@, user@example.com; every seeded user shares one password hash, since
+// hashing is deliberately slow), a CATEGORY tree of depth 4 (5 x 5 x 5 x 5), N/2 wikis in
+// all (categories, ITEM wikis and the rest), N guides of 5 to 15 steps of 2 to 6 lines of
+// wiki syntax, an image record per step, tags, flags, prerequisites, one kept revision per
+// guide and per step, 2 comments per guide, view history; and a workforce in proportion to
+// the users (bench/lib/workforce.ts): teams of about 25 with a lead each, users/8 courses
+// assigned to teams and users, completions, supervisor ratings, finished work log entries.
+//
+//   npm run seed:bench -- --guides 10000 --users 5000           # a plant of 5 000 people
 //
 // The schema comes from the project's migrations, run in two parts: those before the
 // search index, then the rows go in with bulk inserts inside transactions (prepared
@@ -41,6 +44,7 @@ import { buildApp, BASE_PATH } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { storeAllGuideRecords } from '../src/areas/guides/guides.stored-build.js';
 import { storedTtl } from '../src/areas/guides/guides.stored.js';
+import { WORKFORCE_COLUMNS, workforceRows, type WorkforceTable } from './lib/workforce.js';
 
 export const DEFAULT_DATABASE = 'sqlite:data/bench.sqlite';
 /** Migrations from this one on run after the rows are loaded. */
@@ -224,6 +228,8 @@ function progress(label: string, total: number) {
 
 export interface SeedOptions {
   guides: number;
+  /** The workforce: users (default guides / 10, at least 10); teams, courses and progress follow. */
+  users?: number;
   databaseUrl: string;
   seed: number;
   hashCost: number;
@@ -247,7 +253,8 @@ export interface SeedOptions {
 export const BENCH_SERVER_ENV = { PUBLIC_URL: 'http://bench.localhost', MEDIA_URL_SECRET: 'the benchmark media url secret', MEDIA_URL_TTL: '86400' };
 
 export interface SeedSummary {
-  guides: number; users: number; teams: number; categories: number; wikis: number; steps: number; lines: number; images: number; comments: number; seconds: number;
+  guides: number; users: number; teams: number; categories: number; wikis: number; steps: number; lines: number; images: number; comments: number;
+  courses: number; assignees: number; completions: number; seconds: number;
 }
 
 const BATCH = 1000;
@@ -287,8 +294,13 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   let sink = await openSink();
   const r = prng(o.seed);
   const N = o.guides;
-  const nUsers = Math.max(10, Math.floor(N / 10));
-  const nTeams = Math.max(2, Math.floor(N / 1000));
+  const nUsers = o.users ?? Math.max(10, Math.floor(N / 10));
+  if (!Number.isInteger(nUsers) || nUsers < 10) throw new Error(`users: a whole number from 10, not ${nUsers}`);
+  // Teams of about 25 (a shift, a crew), each led by one of its members.
+  const nTeams = Math.max(2, Math.round(nUsers / 25));
+  // The workforce's own stream of random numbers: the text of the guides, wikis and
+  // comments is the same for any --users (only the user ids drawn for them differ).
+  const w = prng(o.seed + 1);
   const nWikis = Math.max(800, Math.floor(N / 2));
   const hash = await hashPassword(SERVER_PASSWORD, o.hashCost);
   let t = 0;
@@ -299,20 +311,30 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   const demo = [['admin@example.com', 'Ada Admin', 'admin', 'Admin,User'], ['author@example.com', 'Arthur Author', 'author', 'Author,User'], ['moderator@example.com', 'Mona Moderator', 'moderator', 'Moderator,User'], ['user@example.com', 'Uma User', 'user', 'User']];
   for (let i = 1; i <= nUsers; i++) {
     const d = demo[i - 1];
-    const name = d ? d[1] : `${r.pick(FIRST)} ${r.pick(LAST)} ${i}`;
-    users.push([i, d ? d[0] : `user${i}@bench.example`, hash, name, name.toLowerCase(), d ? d[2] : `user_${i}`, tick(), r.int(1, 5000), d ? d[3] : (i % 50 === 0 ? 'Author,User' : 'User'), 1, 0]);
+    const name = d ? d[1] : `${w.pick(FIRST)} ${w.pick(LAST)} ${i}`;
+    users.push([i, d ? d[0] : `user${i}@bench.example`, hash, name, name.toLowerCase(), d ? d[2] : `user_${i}`, tick(), w.int(1, 5000), d ? d[3] : (i % 50 === 0 ? 'Author,User' : 'User'), 1, 0]);
   }
   await sink.begin();
   const userCols = ['userid:int4', 'email:text', 'password_hash:text', 'username:text', 'username_lower:text', 'unique_username:text', 'join_date:int8', 'reputation:int4', 'privileges:text', 'enabled:int4', 'banned:int8'];
   for (let i = 0; i < users.length; i += BATCH) await sink.insert('users', userCols, users.slice(i, i + BATCH));
-  const teams: unknown[][] = [];
-  for (let i = 1; i <= nTeams; i++) teams.push([i, `Team ${r.pick(DEVICES)} ${i}`, `team ${i}`, 'A maintenance crew.', r.int(1, nUsers), '', 0, `join${i}`, tick()]);
-  await sink.insert('teams', ['teamid:int4', 'name:text', 'name_lower:text', 'description:text', 'owner:int4', 'location:text', 'reputation:int4', 'join_code:text', 'created_date:int8'], teams);
+  // User u is a member of team (u mod teams) + 1; users 5 to teams + 4 (not the demo
+  // accounts) lead theirs, one lead per team, who also owns it.
+  const teamOf = (u: number) => (u % nTeams) + 1;
+  const leadOf = new Map<number, number>();
+  for (let u = 5; u < 5 + nTeams; u++) leadOf.set(teamOf(u), u);
+  const membersOf = new Map<number, number[]>();
   const members: unknown[][] = [];
-  for (let u = 1; u <= nUsers; u++) members.push([(u % nTeams) + 1, u, u <= nTeams ? 1 : 0, tick()]);
+  for (let u = 1; u <= nUsers; u++) {
+    members.push([teamOf(u), u, leadOf.get(teamOf(u)) === u ? 1 : 0, tick()]);
+    const list = membersOf.get(teamOf(u));
+    if (list) list.push(u);
+    else membersOf.set(teamOf(u), [u]);
+  }
+  const teams: unknown[][] = [];
+  for (let i = 1; i <= nTeams; i++) teams.push([i, `Team ${w.pick(DEVICES)} ${i}`, `team ${i}`, 'A maintenance crew.', leadOf.get(i) ?? 1, '', 0, `join${i}`, tick()]);
+  await sink.insert('teams', ['teamid:int4', 'name:text', 'name_lower:text', 'description:text', 'owner:int4', 'location:text', 'reputation:int4', 'join_code:text', 'created_date:int8'], teams);
   for (let i = 0; i < members.length; i += BATCH) await sink.insert('team_members', ['teamid:int4', 'userid:int4', 'is_lead:int4', 'join_date:int8'], members.slice(i, i + BATCH));
   await sink.commit();
-  const teamCount = nTeams;
 
   // wikis: the category tree (5 x 5 x 5 x 5), ITEM wikis for parts and tools, then the rest
   const wikiCols = ['wikiid:int4', 'namespace:text', 'title:text', 'langid:text', 'display_title:text', 'summary:text', 'contents_raw:text', 'revisionid:int4', 'parentid:int4', 'stub:int4', 'item_type:text', 'userid:int4', 'created_date:int8', 'modified_date:int8'];
@@ -476,76 +498,35 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   stageStart = Date.now();
   sink = await openSink();
 
-  // Courses (after the migrations that create their tables): a course per leaf category of
-  // three stages on random guides, assigned to one or two teams; every member of those teams
-  // has a stored assignee row, consistent with the stage statuses generated (0 to 3 stages
-  // completed, each through a completion row), as the app's own writes would leave it.
-  const courseRows: unknown[][] = [];
-  const stageRows: unknown[][] = [];
-  const assignmentRows: unknown[][] = [];
-  const assigneeRows: unknown[][] = [];
-  const statusRows: unknown[][] = [];
-  const completionRows: unknown[][] = [];
-  const membersOf = new Map<number, number[]>();
-  for (const m of members) membersOf.set(m[0] as number, [...(membersOf.get(m[0] as number) ?? []), m[1] as number]);
+  // The workforce (after the migrations that create its tables): courses, assignments,
+  // progress, supervisor ratings and finished work log entries (bench/lib/workforce.ts), in
+  // transactions of BATCH rows per table.
   const userNames = new Map(users.map((u) => [u[0] as number, u[4] as string]));
-  let courseid = 0;
-  let stageid = 0;
-  let assignmentid = 0;
-  let assigneeid = 0;
-  let completionid = 0;
-  for (const leaf of leaves) {
-    courseid++;
-    const created = tick();
-    const stages = [0, 1, 2].map((position) => {
-      stageid++;
-      const docid = r.int(1, N);
-      stageRows.push([stageid, courseid, position, 'guide', docid, position === 0 ? 'major' : null]);
-      return { stageid, docid };
-    });
-    const teamids = [...new Set([r.int(1, nTeams), r.int(1, nTeams)])].slice(0, r.int(1, 2));
-    const reached = new Map<number, number>();
-    for (const teamid of teamids) {
-      assignmentid++;
-      assignmentRows.push([assignmentid, courseid, teamid, 1, 30 * 86_400, created]);
-      for (const u of membersOf.get(teamid) ?? []) if (!reached.has(u)) reached.set(u, assignmentid);
+  const wf = workforceRows({ r: w, users: nUsers, usernameLower: (id) => userNames.get(id) ?? '', membersOf, leadOf, teams: nTeams, guides: N, titles: leaves, tick, now: Math.floor(Date.now() / 1000) });
+  const wfTables = Object.keys(WORKFORCE_COLUMNS) as WorkforceTable[];
+  const wfTotal = wfTables.reduce((n, table) => n + wf[table].length, 0);
+  const wfp = progress('workforce rows', wfTotal);
+  let wfDone = 0;
+  for (const table of wfTables) {
+    for (let i = 0; i < wf[table].length; i += BATCH) {
+      const chunk = wf[table].slice(i, i + BATCH);
+      await sink.begin();
+      await sink.insert(table, [...WORKFORCE_COLUMNS[table]], chunk);
+      await sink.commit();
+      wfp.tick((wfDone += chunk.length));
     }
-    let done = 0;
-    for (const [userid, aid] of reached) {
-      const k = r.int(0, 3);
-      let last = 0;
-      for (let i = 0; i < k; i++) {
-        completionid++;
-        last = created + 3600 * (i + 1);
-        completionRows.push([completionid, stages[i].stageid, courseid, userid, 'guide', stages[i].docid, 1, 'explicit', last - 600, last]);
-        statusRows.push([stages[i].stageid, userid, courseid, 'completed', completionid, last]);
-      }
-      if (k === 3) done++;
-      assigneeid++;
-      assigneeRows.push([assigneeid, courseid, userid, aid, userNames.get(userid) ?? '', k === 3 ? 2 : k > 0 ? 1 : 0, 3, k, Math.floor((k * 10_000) / 3), created, created + 30 * 86_400, k === 3 ? last : null]);
-    }
-    courseRows.push([courseid, 'en', `Training: ${leaf}`, `training: ${leaf.toLowerCase()}`, `The ${leaf} course.`, created, created, 3, reached.size, reached.size ? Math.floor((done * 100) / reached.size) : 0]);
   }
-  await sink.begin();
-  await sink.insert('courses', ['wikiid:int4', 'langid:text', 'title:text', 'title_lower:text', 'contents_raw:text', 'created_date:int8', 'modified_date:int8', 'stages_count:int4', 'assignee_count:int4', 'completion_percentage:int4'], courseRows);
-  await sink.insert('course_stages', ['course_stageid:int4', 'wikiid:int4', 'position:int4', 'doctype:text', 'docid:int4', 'strictness:text'], stageRows);
-  await sink.insert('course_assignments', ['course_assignmentid:int4', 'wikiid:int4', 'assignee_teamid:int4', 'userid_assigner:int4', 'due_within:int8', 'created_date:int8'], assignmentRows);
-  for (let i = 0; i < assigneeRows.length; i += BATCH) {
-    await sink.insert('course_assignees', ['course_assigneeid:int4', 'wikiid:int4', 'userid:int4', 'course_assignmentid:int4', 'username:text', 'status:int4', 'total_stages:int4', 'completed_stages:int4', 'stage_progress:int4', 'assignment_date:int8', 'due_date:int8', 'course_completion_date:int8'], assigneeRows.slice(i, i + BATCH));
-  }
-  for (let i = 0; i < completionRows.length; i += BATCH) {
-    await sink.insert('course_stage_completions', ['course_assignment_stage_completionid:int4', 'course_stageid:int4', 'wikiid:int4', 'userid:int4', 'doctype:text', 'docid:int4', 'doc_revisionid:int4', 'via:text', 'init_date:int8', 'end_date:int8'], completionRows.slice(i, i + BATCH));
-    await sink.insert('course_stage_statuses', ['course_stageid:int4', 'userid:int4', 'wikiid:int4', 'status:text', 'completionid:int4', 'modified_date:int8'], statusRows.slice(i, i + BATCH));
-  }
-  await sink.commit();
-  stage('courses', sink);
-  log(`courses: ${courseRows.length} (${stageRows.length} stages), ${assignmentRows.length} team assignments, ${assigneeRows.length} assignees, ${completionRows.length} stage completions`);
+  wfp.done();
+  stage('workforce', sink);
+  log(`workforce: ${nUsers} users in ${nTeams} teams; ${wf.courses.length} courses (${wf.course_stages.length} stages), ${wf.course_assignments.length} assignments, ` +
+    `${wf.course_assignees.length} assignees, ${wf.course_stage_completions.length} stage completions, ${wf.skills_supervisor_ratings.length} supervisor ratings, ${wf.work_log.length} work log entries`);
 
   if (dialect === 'postgres') {
     // Ids were given explicitly: move each identity past them.
     for (const [table, col] of [['users', 'userid'], ['teams', 'teamid'], ['wikis', 'wikiid'], ['wiki_revisions', 'revisionid'], ['tags', 'tagid'], ['guide_ids', 'guideid'],
       ['images', 'imageid'], ['guide_steps', 'stepid'], ['guide_lines', 'lineid'], ['guide_step_revisions', 'revisionid'], ['guide_revisions', 'revisionid'], ['comments', 'commentid'], ['view_history', 'viewid'],
-      ['courses', 'wikiid'], ['course_stages', 'course_stageid'], ['course_assignments', 'course_assignmentid'], ['course_assignees', 'course_assigneeid'], ['course_stage_completions', 'course_assignment_stage_completionid']]) {
+      ['courses', 'wikiid'], ['course_stages', 'course_stageid'], ['course_assignments', 'course_assignmentid'], ['course_assignees', 'course_assigneeid'], ['course_stage_completions', 'course_assignment_stage_completionid'],
+      ['work_log', 'entryid']]) {
       await sink.run(`select setval(pg_get_serial_sequence('${table}', '${col}'), greatest(1, (select coalesce(max(${col}), 0) from ${table})))`);
     }
   }
@@ -557,7 +538,10 @@ export async function seedBench(o: SeedOptions): Promise<SeedSummary> {
   await sql`insert into site_state (key, value) values ('demo_seeded', ${String(T0)}) on conflict (key) do nothing`.execute(h2.db);
   if (o.storeRecords !== false) await storeBenchRecords(h2, o.databaseUrl, log, o.recordProcesses);
   await h2.destroy();
-  return { guides: N, users: nUsers, teams: teamCount, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid, seconds: +((Date.now() - started) / 1000).toFixed(1) };
+  return {
+    guides: N, users: nUsers, teams: nTeams, categories, wikis: wikiid, steps: stepid, lines: totalLines, images: imageid, comments: commentid,
+    courses: wf.courses.length, assignees: wf.course_assignees.length, completions: wf.course_stage_completions.length, seconds: +((Date.now() - started) / 1000).toFixed(1),
+  };
 }
 
 /**
@@ -638,6 +622,7 @@ async function main() {
   const { values } = parseArgs({
     options: {
       guides: { type: 'string', default: '100000' },
+      users: { type: 'string' },
       database: { type: 'string', default: DEFAULT_DATABASE },
       seed: { type: 'string', default: '20261122' },
       'hash-cost': { type: 'string', default: '12' },
@@ -649,8 +634,8 @@ async function main() {
     },
   });
   if (values.help) {
-    console.log(`npm run seed:bench -- [--guides 100000] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none|only] [--record-processes N]\n` +
-      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema); --records only builds the stored guide records of the site already there again, --record-processes N of them at once (default ${RECORD_PROCESSES} here: one per core, at most 4). Every account's password: "${SERVER_PASSWORD}".`);
+    console.log(`npm run seed:bench -- [--guides 100000] [--users guides/10] [--database ${DEFAULT_DATABASE}|postgres://...] [--seed 20261122] [--hash-cost 12] [--pg-load copy|unnest] [--records all|none|only] [--record-processes N]\n` +
+      `Replaces the database's content (SQLite: the file; PostgreSQL: the public schema); --users sets the workforce (teams of about 25, users/8 courses, their progress; default guides/10); --records only builds the stored guide records of the site already there again, --record-processes N of them at once (default ${RECORD_PROCESSES} here: one per core, at most 4). Every account's password: "${SERVER_PASSWORD}".`);
     return;
   }
   const recordProcesses = Number(values['record-processes']);
@@ -680,7 +665,9 @@ async function main() {
   if (values.records !== 'all' && values.records !== 'none') throw new Error(`--records: all, none or only, not ${values.records}`);
   const pgLoad = values['pg-load'];
   if (pgLoad !== 'copy' && pgLoad !== 'unnest') throw new Error(`--pg-load: copy or unnest, not ${pgLoad}`);
-  const summary = await seedBench({ guides: Number(values.guides), databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none', recordProcesses });
+  const users = values.users === undefined ? undefined : Number(values.users);
+  if (users !== undefined && (!Number.isInteger(users) || users < 10)) throw new Error(`--users: a whole number from 10, not ${values.users}`);
+  const summary = await seedBench({ guides: Number(values.guides), users, databaseUrl: values.database!, seed: Number(values.seed), hashCost: Number(values['hash-cost']), pgLoad, storeRecords: values.records !== 'none', recordProcesses });
   console.log(`seeded ${values.database!.replace(/\/\/[^@]*@/, '//')}: ${JSON.stringify(summary)}`);
 }
 

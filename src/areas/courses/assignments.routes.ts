@@ -300,11 +300,14 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
   // ---- summaries
 
   async function individualSummaries(user: AuthUser, userids: number[] | null, p: { limit: number; offset: number }) {
-    const users = await db.selectFrom('users').select(['userid', 'username'])
-      .where('userid', 'in', db.selectFrom('course_assignees').select('userid').where('active', '=', 1))
-      .where(visibleUser(db, user, 'userid'))
-      .$if(userids !== null, (q) => q.where('userid', 'in', userids!))
-      .orderBy('userid').limit(p.limit).offset(p.offset).execute();
+    // Users with an active course, walked in userid order up to the page: a correlated
+    // EXISTS over course_assignees_user per user (an IN over the subquery had SQLite
+    // read every assignee row of the site for each page).
+    const users = await db.selectFrom('users').select(['users.userid', 'users.username'])
+      .where(({ exists, selectFrom }) => exists(selectFrom('course_assignees as has').select('has.userid').whereRef('has.userid', '=', 'users.userid').where('has.active', '=', 1)))
+      .where(visibleUser(db, user, 'users.userid'))
+      .$if(userids !== null, (q) => q.where('users.userid', 'in', userids!))
+      .orderBy('users.userid').limit(p.limit).offset(p.offset).execute();
     if (!users.length) return [];
     const counts = await db.selectFrom('course_assignees as ca').innerJoin('courses as c', 'c.wikiid', 'ca.wikiid')
       .select((eb) => ['ca.userid', 'ca.status', eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('ca.overdue').as('overdue')])

@@ -2,7 +2,7 @@
 // sign-offs, supervisor ratings), for a whole set of users and documents in a fixed
 // number of queries (no query per user or document).
 import { inTx } from '../../db/transactions.js';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { DEFAULT_WEIGHTS, GROUPS, practiceValue, type SkillInputs, type Weights } from './skills.model.js';
 
@@ -43,55 +43,104 @@ function docFilter<T extends { where: (...a: any[]) => T }>(q: T, docs: DocRef[]
   ]));
 }
 
+/** Users named by id, or the users a subquery selects (a column `userid`): a team's members, say. */
+export type UserSet = readonly number[] | SelectQueryBuilder<Database, any, { userid: number }>;
+
+/** The skills inputs of users × documents (loadSkillData). */
+export interface SkillData {
+  /** The inputs of any pair of the users × the documents. */
+  of(userid: number, doc: DocRef): SkillInputs;
+  /** Whether anything is recorded for the pair (otherwise its rating is 0). */
+  recorded(userid: number, doc: DocRef): boolean;
+  /** The users with anything recorded on the document. */
+  usersOn(doc: DocRef): readonly number[];
+}
+
+/**
+ * The model's inputs for the users × the documents, read in a fixed number of queries
+ * whatever their numbers, each filtered by the users (as a list or as a subquery) and the
+ * documents. Only the pairs with something recorded come back; every other pair's
+ * inputs are zero where they apply (no training, quiz score, practice or sign-off, and no
+ * supervisor rating), so its rating is 0 (skills.model.ts). A caller that averages over
+ * many users reads the few pairs with data, not users × documents.
+ */
+export async function loadSkillData(db: Db, now: number, users: UserSet, docs: DocRef[]): Promise<SkillData> {
+  const recorded = new Map<string, SkillInputs>();
+  const byDoc = new Map<string, number[]>();
+  const withQuiz = new Set<string>();
+  const signoffDocs = new Set<string>();
+  const base = (d: DocRef): SkillInputs => {
+    const doc = `${d.doctype}:${d.docid}`;
+    return { training: 0, quiz: withQuiz.has(doc) ? 0 : null, practice: d.doctype === 'guide' ? 0 : null, signoff: signoffDocs.has(doc) ? 0 : null, supervisor: null };
+  };
+  const data: SkillData = {
+    of: (userid, d) => recorded.get(key(userid, d.doctype, d.docid)) ?? base(d),
+    recorded: (userid, d) => recorded.has(key(userid, d.doctype, d.docid)),
+    usersOn: (d) => byDoc.get(`${d.doctype}:${d.docid}`) ?? [],
+  };
+  if ((Array.isArray(users) && !users.length) || !docs.length) return data;
+  const inUsers = <T extends { where: (...a: any[]) => T }>(q: T, column: string): T => q.where(column, 'in', users as any);
+  const { guides, wikis } = split(docs);
+  // Independent reads, sent together (on PostgreSQL, over the pool's connections at once).
+  const [training, quizDocs, sessions, practice, signoffStages, signedOff, supervisor] = await Promise.all([
+    docFilter(inUsers(db.selectFrom('course_stage_statuses as st').innerJoin('course_stages as s', 's.course_stageid', 'st.course_stageid')
+      .select(['st.userid', 's.doctype', 's.docid']).distinct()
+      .where('st.status', '=', 'completed')
+      .where((eb) => eb.or([eb('st.expires_date', 'is', null), eb('st.expires_date', '>', now)])), 'st.userid'), docs, 's.doctype', 's.docid').execute(),
+    docFilter(db.selectFrom('quiz_attachments as a').innerJoin('quizzes as q', 'q.quizid', 'a.quizid')
+      .select(['a.doctype', 'a.docid']).where('q.deleted', '=', 0), docs, 'a.doctype', 'a.docid').execute(),
+    docFilter(inUsers(db.selectFrom('quiz_sessions').select(['userid', 'doctype', 'docid', 'langid', 'doc_revisionid', 'score'])
+      .where('passed', '=', 1).where('cancelled', '=', 0), 'userid'), docs, 'doctype', 'docid').execute(),
+    guides.length ? inUsers(db.selectFrom('work_log').select(['userid', 'guideid', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('guideid', 'in', guides).where('status', '=', 'complete'), 'userid').groupBy(['userid', 'guideid']).execute() : [],
+    docFilter(db.selectFrom('course_stages').select(['doctype', 'docid']).distinct()
+      .where('active', '=', 1).where('assessmenttype', '=', 'signoff'), docs, 'doctype', 'docid').execute(),
+    docFilter(inUsers(db.selectFrom('signoff_requests').select(['userid_requestor as userid', 'doctype', 'docid'])
+      .where('response_value', '=', 'pass').where('response_acknowledged', '=', 1).where('is_cancelled', '=', 0), 'userid_requestor'), docs, 'doctype', 'docid').execute(),
+    docFilter(inUsers(db.selectFrom('skills_supervisor_ratings').select(['userid', 'doctype', 'docid', 'rating']), 'userid'), docs, 'doctype', 'docid').execute(),
+  ]);
+  for (const r of quizDocs) withQuiz.add(`${r.doctype}:${r.docid}`);
+  for (const r of signoffStages) signoffDocs.add(`${r.doctype}:${r.docid}`);
+  // A passed session counts on the document's current revision: read only when there are sessions.
+  const [guideRevisions, wikiRevisions] = sessions.length ? await Promise.all([
+    guides.length ? db.selectFrom('guides').select(['guideid', 'langid', 'revisionid']).where('guideid', 'in', guides).execute() : [],
+    wikis.length ? db.selectFrom('wikis').select(['wikiid', 'revisionid']).where('wikiid', 'in', wikis).execute() : [],
+  ]) : [[], []];
+  const current = new Map<string, number>([
+    ...guideRevisions.map((g) => [`guide:${g.guideid}:${g.langid}`, g.revisionid] as const),
+    ...wikiRevisions.map((w) => [`wiki:${w.wikiid}`, w.revisionid] as const),
+  ]);
+  /** The pair's inputs, recorded from now on (starting from the base). */
+  const entry = (userid: number, doctype: string, docid: number) => {
+    const k = key(userid, doctype, docid);
+    let e = recorded.get(k);
+    if (!e) {
+      recorded.set(k, (e = base({ doctype: doctype as DocRef['doctype'], docid })));
+      const doc = `${doctype}:${docid}`;
+      const users = byDoc.get(doc);
+      if (users) users.push(userid);
+      else byDoc.set(doc, [userid]);
+    }
+    return e;
+  };
+  for (const r of training) entry(r.userid, r.doctype, r.docid).training = 1;
+  for (const s of sessions) {
+    if (!withQuiz.has(`${s.doctype}:${s.docid}`)) continue;
+    if (s.doc_revisionid !== current.get(s.doctype === 'guide' ? `guide:${s.docid}:${s.langid}` : `wiki:${s.docid}`)) continue;
+    const e = entry(s.userid, s.doctype, s.docid);
+    e.quiz = Math.max(e.quiz ?? 0, Number(s.score ?? 0) / 100);
+  }
+  for (const p of practice) entry(p.userid, 'guide', p.guideid).practice = practiceValue(Number(p.n));
+  for (const r of signedOff) if (signoffDocs.has(`${r.doctype}:${r.docid}`)) entry(r.userid, r.doctype, r.docid).signoff = 1;
+  for (const r of supervisor) entry(r.userid, r.doctype, r.docid).supervisor = Number(r.rating);
+  return data;
+}
+
 /** The model's inputs for every (user, document) pair of `userids` × `docs`, keyed by `key`. */
 export async function loadSkillInputs(db: Db, now: number, userids: number[], docs: DocRef[]): Promise<Map<string, SkillInputs>> {
+  const data = await loadSkillData(db, now, userids, docs);
   const out = new Map<string, SkillInputs>();
-  if (!userids.length || !docs.length) return out;
-  const { guides } = split(docs);
-  const training = await docFilter(db.selectFrom('course_stage_statuses as st').innerJoin('course_stages as s', 's.course_stageid', 'st.course_stageid')
-    .select(['st.userid', 's.doctype', 's.docid']).distinct()
-    .where('st.userid', 'in', userids).where('st.status', '=', 'completed')
-    .where((eb) => eb.or([eb('st.expires_date', 'is', null), eb('st.expires_date', '>', now)])), docs, 's.doctype', 's.docid').execute();
-  const trained = new Set(training.map((r) => key(r.userid, r.doctype, r.docid)));
-  const withQuiz = new Set((await docFilter(db.selectFrom('quiz_attachments as a').innerJoin('quizzes as q', 'q.quizid', 'a.quizid')
-    .select(['a.doctype', 'a.docid']).where('q.deleted', '=', 0), docs, 'a.doctype', 'a.docid').execute()).map((r) => `${r.doctype}:${r.docid}`));
-  const sessions = await docFilter(db.selectFrom('quiz_sessions').select(['userid', 'doctype', 'docid', 'langid', 'doc_revisionid', 'score'])
-    .where('userid', 'in', userids).where('passed', '=', 1).where('cancelled', '=', 0), docs, 'doctype', 'docid').execute();
-  const guideRevisions = guides.length ? await db.selectFrom('guides').select(['guideid', 'langid', 'revisionid']).where('guideid', 'in', guides).execute() : [];
-  const { wikis } = split(docs);
-  const wikiRevisions = wikis.length ? await db.selectFrom('wikis').select(['wikiid', 'revisionid']).where('wikiid', 'in', wikis).execute() : [];
-  const current = (doctype: string, docid: number, langid: string) => (doctype === 'guide'
-    ? guideRevisions.find((g) => g.guideid === docid && g.langid === langid)?.revisionid
-    : wikiRevisions.find((w) => w.wikiid === docid)?.revisionid);
-  const bestQuiz = new Map<string, number>();
-  for (const s of sessions) {
-    if (s.doc_revisionid !== current(s.doctype, s.docid, s.langid)) continue;
-    const k = key(s.userid, s.doctype, s.docid);
-    bestQuiz.set(k, Math.max(bestQuiz.get(k) ?? 0, Number(s.score ?? 0) / 100));
-  }
-  const practice = guides.length ? await db.selectFrom('work_log').select(['userid', 'guideid', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('userid', 'in', userids).where('guideid', 'in', guides).where('status', '=', 'complete').groupBy(['userid', 'guideid']).execute() : [];
-  const practiced = new Map(practice.map((p) => [key(p.userid, 'guide', p.guideid), Number(p.n)]));
-  const signoffDocs = new Set((await docFilter(db.selectFrom('course_stages').select(['doctype', 'docid']).distinct()
-    .where('active', '=', 1).where('assessmenttype', '=', 'signoff'), docs, 'doctype', 'docid').execute()).map((r) => `${r.doctype}:${r.docid}`));
-  const signedOff = new Set((await docFilter(db.selectFrom('signoff_requests').select(['userid_requestor', 'doctype', 'docid'])
-    .where('userid_requestor', 'in', userids).where('response_value', '=', 'pass').where('response_acknowledged', '=', 1).where('is_cancelled', '=', 0), docs, 'doctype', 'docid')
-    .execute()).map((r) => key(r.userid_requestor, r.doctype, r.docid)));
-  const supervisor = new Map((await docFilter(db.selectFrom('skills_supervisor_ratings').select(['userid', 'doctype', 'docid', 'rating'])
-    .where('userid', 'in', userids), docs, 'doctype', 'docid').execute()).map((r) => [key(r.userid, r.doctype, r.docid), Number(r.rating)]));
-  for (const userid of userids) {
-    for (const d of docs) {
-      const k = key(userid, d.doctype, d.docid);
-      const doc = `${d.doctype}:${d.docid}`;
-      out.set(k, {
-        training: trained.has(k) ? 1 : 0,
-        quiz: withQuiz.has(doc) ? bestQuiz.get(k) ?? 0 : null,
-        practice: d.doctype === 'guide' ? practiceValue(practiced.get(k) ?? 0) : null,
-        signoff: signoffDocs.has(doc) ? (signedOff.has(k) ? 1 : 0) : null,
-        supervisor: supervisor.get(k) ?? null,
-      });
-    }
-  }
+  for (const userid of userids) for (const d of docs) out.set(key(userid, d.doctype, d.docid), data.of(userid, d));
   return out;
 }
 

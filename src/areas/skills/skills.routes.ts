@@ -15,13 +15,15 @@ import {
   SupervisorBody, SupervisorRating, TeamCourse, WeightsPut,
 } from './skills.schemas.js';
 import { GROUPS, rateSkill, type Weights } from './skills.model.js';
-import { courseDocs, courseUsers, key, loadSkillInputs, loadWeights, saveWeights, type DocRef } from './skills.queries.js';
+import { courseDocs, courseUsers, key, loadSkillData, loadSkillInputs, loadWeights, saveWeights, type DocRef, type UserSet } from './skills.queries.js';
 import { leadsTeam, notOverseen, readsSkills, usersLedBy } from './skills.access.js';
 import { setSupervisorRatings } from './skills.service.js';
 
 const TAG = ['Skills'];
 const LEADS = 'Only Admins and team leads see skills ratings.';
-const avg = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 1e6) / 1e6 : null);
+/** A mean to six places. */
+const mean = (sum: number, n: number) => Math.round((sum / n) * 1e6) / 1e6;
+const avg = (xs: number[]) => (xs.length ? mean(xs.reduce((a, b) => a + b, 0), xs.length) : null);
 
 export async function skillsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -181,28 +183,62 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     const users = await db.selectFrom('users').select(['userid', 'username']).where('userid', 'in', userids).execute();
     const guideRows = await db.selectFrom('guides as g').select(['g.guideid', 'g.langid', 'g.title']).where('g.guideid', 'in', guideids).where('g.deleted', '=', 0)
       .where(guideRowReadable(user, 'g')).execute();
-    const docs = guideids.map((id) => ({ doctype: 'guide' as const, docid: id }));
-    const { rate } = await ratings(userids, docs);
-    const cells = userids.flatMap((u) => guideids.map((g) => ({ userid: u, guideid: g, rating: rate(u, { doctype: 'guide', docid: g }).rating })));
+    const names = new Map(users.map((u) => [u.userid, u.username]));
+    const titles = new Map<number, string>();
+    for (const g of guideRows) if (!titles.has(g.guideid) || g.langid === config.languages[0]) titles.set(g.guideid, g.title);
+    const rating = await sparseRatings(userids, guideids.map((id) => ({ doctype: 'guide' as const, docid: id })));
+    const cells = userids.flatMap((u) => guideids.map((g) => ({ userid: u, guideid: g, rating: rating(u, { doctype: 'guide', docid: g }) })));
+    const userSums = new Map<number, number>();
+    const guideSums = new Map<number, number>();
+    for (const c of cells) {
+      userSums.set(c.userid, (userSums.get(c.userid) ?? 0) + c.rating);
+      guideSums.set(c.guideid, (guideSums.get(c.guideid) ?? 0) + c.rating);
+    }
     return {
-      users: userids.map((id) => ({ userid: id, username: users.find((u) => u.userid === id)?.username ?? '', average_rating: avg(cells.filter((c) => c.userid === id).map((c) => c.rating)) ?? 0 })),
-      guides: guideids.map((id) => {
-        const rows = guideRows.filter((g) => g.guideid === id);
-        const title = (rows.find((g) => g.langid === config.languages[0]) ?? rows[0])?.title ?? '';
-        return { guideid: id, title, average_rating: avg(cells.filter((c) => c.guideid === id).map((c) => c.rating)) ?? 0 };
-      }),
+      users: userids.map((id) => ({ userid: id, username: names.get(id) ?? '', average_rating: mean(userSums.get(id) ?? 0, guideids.length) })),
+      guides: guideids.map((id) => ({ guideid: id, title: titles.get(id) ?? '', average_rating: mean(guideSums.get(id) ?? 0, userids.length) })),
       ratings: cells,
     };
   });
 
-  /** Each user's course rating (the average of their ratings on the course's rated stages) for the courses named. */
-  async function courseRatings(wikiids: number[], userids: number[]) {
-    const stages = await courseDocs(db, wikiids);
-    const docs = [...new Map(stages.map((s) => [`${s.doctype}:${s.docid}`, { doctype: s.doctype as 'guide' | 'wiki', docid: s.docid }])).values()];
-    const { rate } = await ratings(userids, docs);
+  /**
+   * The rating of a pair of the users × the documents: read for the pairs with anything
+   * recorded (loadSkillData), 0 for the others, so that the model runs per recorded pair,
+   * not per user and document.
+   */
+  async function sparseRatings(users: UserSet, docs: DocRef[]) {
+    const [weights, data] = await Promise.all([loadWeights(db), loadSkillData(db, clock.now(), users, docs)]);
+    const rating = (userid: number, d: DocRef) => (data.recorded(userid, d) ? rateSkill(data.of(userid, d), weights).rating : 0);
+    return Object.assign(rating, { usersOn: data.usersOn });
+  }
+
+  /**
+   * Course ratings (a user's: the average of their ratings on the course's rated stages) of
+   * `users` on the courses named: `of` one user's; `averageOver` the average over a number
+   * of users among which only those with anything recorded on the course's documents are
+   * rated (every other user's course rating is 0).
+   */
+  async function courseRatings(wikiids: number[], users: UserSet) {
+    const stagesOf = new Map<number, DocRef[]>();
+    for (const s of await courseDocs(db, wikiids)) {
+      const doc = { doctype: s.doctype as DocRef['doctype'], docid: s.docid };
+      const list = stagesOf.get(s.wikiid);
+      if (list) list.push(doc);
+      else stagesOf.set(s.wikiid, [doc]);
+    }
+    const docs = [...new Map([...stagesOf.values()].flat().map((d) => [`${d.doctype}:${d.docid}`, d])).values()];
+    const rating = await sparseRatings(users, docs);
+    const of = (wikiid: number, userid: number) => avg((stagesOf.get(wikiid) ?? []).map((d) => rating(userid, d)));
     return {
-      stagesOf: (wikiid: number) => stages.filter((s) => s.wikiid === wikiid).length,
-      of: (wikiid: number, userid: number) => avg(stages.filter((s) => s.wikiid === wikiid).map((s) => rate(userid, { doctype: s.doctype as 'guide' | 'wiki', docid: s.docid }).rating)),
+      stagesOf: (wikiid: number) => stagesOf.get(wikiid)?.length ?? 0,
+      of,
+      averageOver(wikiid: number, count: number): number | null {
+        const stages = stagesOf.get(wikiid) ?? [];
+        if (!stages.length || !count) return null;
+        let sum = 0;
+        for (const userid of new Set(stages.flatMap((d) => rating.usersOn(d)))) sum += of(wikiid, userid) ?? 0;
+        return mean(sum, count);
+      },
     };
   }
 
@@ -223,11 +259,16 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     const courses = await db.selectFrom('course_assignments as ca').innerJoin('courses as c', 'c.wikiid', 'ca.wikiid')
       .select(['c.wikiid', 'c.title']).distinct().where('ca.assignee_teamid', '=', teamid).where('ca.cancelled', '=', 0).where('c.deleted', '=', 0)
       .orderBy('c.wikiid').limit(200).execute();
-    const members = (await db.selectFrom('team_members').select('userid').where('teamid', '=', teamid).execute()).map((m) => m.userid);
-    const cr = await courseRatings(courses.map((c) => c.wikiid), members);
+    // The members as a subquery: a team of thousands is read as the pairs with anything
+    // recorded, never as a list of its members.
+    const members = db.selectFrom('team_members').select('userid').where('teamid', '=', teamid);
+    const [count, cr] = await Promise.all([
+      db.selectFrom('team_members').select((eb) => eb.fn.countAll<number>().as('n')).where('teamid', '=', teamid).executeTakeFirstOrThrow(),
+      courseRatings(courses.map((c) => c.wikiid), members),
+    ]);
+    const membersCount = Number(count.n);
     return courses.map((c) => ({
-      wikiid: c.wikiid, title: c.title, stages_count: cr.stagesOf(c.wikiid), members_count: members.length,
-      average_rating: avg(members.map((m) => cr.of(c.wikiid, m)).filter((x): x is number => x !== null)),
+      wikiid: c.wikiid, title: c.title, stages_count: cr.stagesOf(c.wikiid), members_count: membersCount, average_rating: cr.averageOver(c.wikiid, membersCount),
     }));
   });
 

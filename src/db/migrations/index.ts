@@ -53,6 +53,7 @@ import * as guideCacheNewLanguage from './2026_11_23_1510_guide_cache_new_langua
 import * as approvals from './2026_11_24_1000_approvals.js';
 import * as webhooks from './2026_11_24_1100_webhooks.js';
 import * as categoryStamp from './2026_11_24_1400_category_stamp.js';
+import * as teamOwnerIndex from './2026_12_03_1500_team_owner_index.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -107,4 +108,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1000_image_bookkeeping': imageBookkeeping,
   '2026_11_28_1700_comments_stamp_inserts': commentsStampInserts,
   '2026_11_28_2200_guide_row_stamp': guideRowStamp,
+  '2026_12_03_1500_team_owner_index': teamOwnerIndex,
 };
