@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { LabelledHistogram, type HistogramSeries } from './histogram.js';
+import { labelsOfStatement, registerOperatorMetrics } from './operator-metrics.js';
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -102,15 +103,14 @@ export function registerOps(app: FastifyInstance, handle: DatabaseHandle, config
   const requests = new LabelledHistogram('http_request_duration_seconds', 'HTTP request latency by route', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registry);
   const errors = new Counter({ name: 'http_errors_total', help: 'Responses with status >= 400', labelNames: ['method', 'route', 'status'], registers: [registry] });
   const queries = new LabelledHistogram('db_query_duration_seconds', 'Database query latency', [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registry);
-  // The first word of a statement, lowercased (select, insert, ...), without copying the statement.
-  const kindOf = (text: string) => {
-    const at = text.search(/\S/);
-    return at < 0 ? '' : text.slice(at, at + 6).toLowerCase();
-  };
+  // Labelled by operation (select, insert, ..., begin, commit, rollback) and table where the
+  // statement names one plainly; a failed statement as operation "error".
+  const failed = { operation: 'error', table: '' };
   handle.setQueryListener?.((event) => {
-    const kind = event.level === 'error' ? 'error' : kindOf(event.query.sql);
-    queries.series(kind, () => ({ kind })).observe(event.queryDurationMillis / 1000);
+    const labels = event.level === 'error' ? failed : labelsOfStatement(event.query.sql);
+    queries.series(`${labels.operation} ${labels.table}`, () => labels).observe(event.queryDurationMillis / 1000);
   });
+  registerOperatorMetrics(registry, handle.longWorkDb, (type) => app.jobs.laneOf(type));
 
   // The series of a (method, route, status) is looked up once and kept (routes are
   // patterns: a bounded set).

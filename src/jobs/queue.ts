@@ -101,6 +101,11 @@ export class JobWorker {
   pause() { this.paused = true; }
   resume() { this.paused = false; }
 
+  /** The lane a job type runs in (`other` for a type this process does not know). */
+  laneOf(type: string): Lane {
+    return this.types.get(type)?.lane ?? 'other';
+  }
+
   private typesOf(lane: Lane): string[] {
     return [...this.types].filter(([, j]) => (j.lane ?? 'other') === lane).map(([t]) => t);
   }

@@ -46,7 +46,7 @@ interface Caches { guides: ByteLru; lists: ByteLru }
 export const guideCaches = perDatabase((app): Caches => {
   const mb = app.config.guideCacheMb;
   const ttl = app.config.guideCacheTtl;
-  return { guides: new ByteLru(mb * 2 ** 20, ttl), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl) };
+  return { guides: new ByteLru(mb * 2 ** 20, ttl, 'guides'), lists: new ByteLru(Math.max(1, mb / 8) * 2 ** 20, ttl, 'guide_lists') };
 });
 
 /**

@@ -3,6 +3,7 @@
 // process: at most `concurrency` tasks run, at most `waiting` more wait their turn, and
 // anything beyond is refused at once with 429 `busy` and `Retry-After` (the process's
 // memory stays bounded instead of growing with the number of requests).
+import { operatorCounts } from '../../http/operator-metrics.js';
 import { HttpError } from '../../http/errors.js';
 
 /** Seconds a client refused for a full queue is asked to wait. */
@@ -29,7 +30,10 @@ export class ImageQueue {
   /** Runs `task` when a place is free; throws `busy()` at once when every place is taken. */
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) {
-      if (this.queue.length >= this.waiting) throw busy();
+      if (this.queue.length >= this.waiting) {
+        operatorCounts.imageQueueRejections++;
+        throw busy();
+      }
       await new Promise<void>((resolve) => this.queue.push(resolve));
     } else {
       this.running++;

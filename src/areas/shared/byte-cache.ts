@@ -15,6 +15,7 @@ import { sharedReads } from '../../db/shared-reads.js';
 import { readsEveryGuide } from './guide-access.js';
 import { perDatabase } from './per-database.js';
 import { withArrayBytes } from './json-bytes.js';
+import { watchCache } from '../../http/operator-metrics.js';
 import type { Lent } from './stored-bytes.js';
 
 export interface Entry {
@@ -81,7 +82,15 @@ export class ByteLru {
   readonly builds = new Builds<Entry | { value: unknown }>();
   /** Checks of entries kept under older stamps being read (renewedIfUnchanged). */
   readonly checks = new Builds<string>();
-  constructor(private readonly maxBytes: number, private readonly ttlSeconds: number) {}
+  /** `name`: what /metrics calls it (cache_hits{cache="..."}): every cache of that name is summed. */
+  constructor(private readonly maxBytes: number, private readonly ttlSeconds: number, name = 'other') {
+    watchCache(name, this);
+  }
+
+  /** Bytes of the buffers kept now. */
+  get bytes(): number {
+    return this.size;
+  }
 
   get(key: string, revisionid: number, stamp: number | string, now: number): Buffer | undefined {
     return this.getEntry(key, revisionid, stamp, now)?.json;
@@ -450,4 +459,4 @@ export async function sendCachedAnswerUnder<T>(app: FastifyInstance, reply: Fast
 }
 
 /** The answers' cache of one app: GUIDE_CACHE_MB / 4 (a suggestion is about 17 KB: 16 MB hold about 1 000). */
-export const answerCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl));
+export const answerCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 4) * 2 ** 20, app.config.guideCacheTtl, 'answers'));

@@ -6,6 +6,7 @@
 // receiver's `Retry-After`. Scheduling reads the app's clock; signatures the wall clock.
 // At least once: the attempt is recorded only after the answer, so a process that dies
 // mid-send leaves its job to be claimed again (the queue's lease), and it is sent again.
+import { observeWebhookDelivery } from '../../http/operator-metrics.js';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/schema.js';
@@ -105,6 +106,7 @@ export async function deliverOnce(db: Kysely<Database>, clock: Clock, config: Co
     // What becomes of the delivery: an Admin's redelivery that fails leaves it as it was (its own retries, if any, go on).
     const retry = !ok && !gone && !tooMany && job.trigger !== 'manual' && attempts < MAX_DELIVERY_ATTEMPTS;
     const status = ok ? 'delivered' : job.trigger === 'manual' ? row.status : retry ? 'pending' : 'failed';
+    if (ok && row.status !== 'delivered') observeWebhookDelivery(now - row.created_date);
     await trx.updateTable('webhook_deliveries')
       .set({ status, attempts, request_body: body, modified_date: now })
       .where('deliveryid', '=', row.deliveryid)

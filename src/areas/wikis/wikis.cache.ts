@@ -75,7 +75,7 @@ const stampsOf = (head: WikiHead) => {
 };
 
 /** The process cache of wiki records of one app: GUIDE_CACHE_MB / 8 (12 MB by default; records of a seeded site are a few KB). */
-export const wikiCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl));
+export const wikiCache = perDatabase((app) => new ByteLru(Math.max(1, app.config.guideCacheMb / 8) * 2 ** 20, app.config.guideCacheTtl, 'wikis'));
 
 const CANNOT_EDIT = Buffer.from('"can_edit":false');
 const CAN_EDIT = Buffer.from('"can_edit":true');

@@ -92,7 +92,7 @@ export async function categoryHierarchy(db: Kysely<Database>, translator: Transl
 }
 
 const HIERARCHY_CACHE_BYTES = 8 * 2 ** 20;
-const hierarchyCache = perDatabase((app) => new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl));
+const hierarchyCache = perDatabase((app) => new ByteLru(HIERARCHY_CACHE_BYTES, app.config.guideCacheTtl, 'hierarchy'));
 
 /**
  * The hierarchy for these options, from bytes kept per process while the database's stamps

@@ -268,6 +268,29 @@ describe('operations and documentation', () => {
     expect(metrics.body).toContain('db_query_duration_seconds');
   });
 
+  it('metrics for operators: queries by operation and table, the job queue per lane, the webhook outbox, the caches, image-queue rejections', async () => {
+    const now = t.clock.now();
+    await t.db.insertInto('jobs').values([
+      { type: 'mail.send', payload: '{}', status: 'pending', run_at: now - 120, attempts: 1, max_attempts: 5, locked_until: null, last_error: 'refused', created_date: now - 300, finished_date: null },
+      { type: 'unknown-kind', payload: '{}', status: 'failed', run_at: now, attempts: 5, max_attempts: 5, locked_until: null, last_error: 'gone', created_date: now, finished_date: now },
+    ]).execute();
+    await t.get('/guides');
+    const body = (await t.app.inject({ url: '/metrics' })).body;
+    expect(body).toMatch(/db_query_duration_seconds_count\{operation="select",table="[a-z_]+"\} \d+/);
+    expect(body).toMatch(/db_query_duration_seconds_count\{operation="insert",table="jobs"\} \d+/);
+    expect(body).not.toMatch(/operation="(rollba|begin )"/);
+    expect(body).toMatch(/^jobs\{lane="mail",state="waiting"\} [1-9]/m);
+    expect(body).toMatch(/^jobs\{lane="mail",state="retrying"\} [1-9]/m);
+    expect(body).toMatch(/^jobs\{lane="other",state="failed"\} [1-9]/m);
+    expect(body).toMatch(/^jobs_oldest_waiting_seconds\{lane="mail"\} \d+/m);
+    expect(body).toMatch(/^webhook_deliveries\{state="pending"\} \d+/m);
+    expect(body).toContain("# TYPE webhook_delivery_latency_seconds histogram");
+    expect(body).toMatch(/^cache_hits\{cache="guide_lists"\} \d+/m);
+    expect(body).toMatch(/^cache_misses\{cache="guide_lists"\} [1-9]/m);
+    expect(body).toMatch(/^cache_bytes\{cache="guide_lists"\} \d+/m);
+    expect(body).toMatch(/^image_queue_rejections \d+/m);
+  });
+
   it('metrics count every response by method, route and status, errors apart', async () => {
     const value = async (metric: string, route: string, status: string) => {
       const body = (await t.app.inject({ url: '/metrics' })).body;
