@@ -1,5 +1,7 @@
 // Who may do what with a team: the teams area's one policy module (see src/http/policy.ts).
-//   manage (edit, add or remove members, set leads): the owner, a lead or an Admin;
+//   manage (edit, add or remove members, set leads): the owner, a lead or an Admin; a lead's
+//     (or the owner's) addition of another user is an invitation the user accepts or
+//     declines (team_invitations; an Admin adds directly);
 //   hand over or delete: the owner or an Admin;
 //   join: anyone holding the team's join code (a manager adds anyone without it).
 import type { Kysely } from 'kysely';
