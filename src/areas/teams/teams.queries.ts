@@ -67,11 +67,3 @@ export async function teamMembers(db: Kysely<Database>, config: Config, teamid: 
 export async function isMember(db: Kysely<Database>, teamid: number, userid: number): Promise<boolean> {
   return (await db.selectFrom('team_members').select('userid').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst()) !== undefined;
 }
-
-/** Teams the user owns or leads. */
-export async function ledTeamIds(db: Kysely<Database>, userid: number): Promise<number[]> {
-  const rows = await db.selectFrom('teams').select('teamid').where('owner', '=', userid)
-    .union(db.selectFrom('team_members').select('teamid').where('userid', '=', userid).where('is_lead', '=', 1))
-    .execute();
-  return [...new Set(rows.map((r) => r.teamid))].sort((a, b) => a - b);
-}
