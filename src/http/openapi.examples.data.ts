@@ -678,6 +678,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
        "course_stage_doc_revisionid": 2,
        "assignee_userid": 4,
        "manager_override_userid": null,
+       "self_override": false,
        "init_date": 1800000000,
        "end_date": null,
        "work_log_entryid": null
@@ -698,6 +699,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
        "course_stage_doc_revisionid": 4,
        "assignee_userid": 4,
        "manager_override_userid": null,
+       "self_override": false,
        "init_date": 1800000000,
        "end_date": 1800000000,
        "work_log_entryid": 1
@@ -851,6 +853,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "course_stage_doc_revisionid": 2,
   "assignee_userid": 4,
   "manager_override_userid": null,
+  "self_override": false,
   "init_date": 1800000000,
   "end_date": null,
   "work_log_entryid": null
@@ -967,9 +970,9 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "title": "Safe lifting",
   "preview": true,
   "attempt": 1,
-  "player_url": "https://demo.example.com/training-modules/play/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY/",
-  "launch_url": "https://demo.example.com/training-modules/play/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY/content/index.html",
-  "commit_url": "https://demo.example.com/api/2.0/external_training_modules/commits/1MPjVIElx_R_QQObgOY8RwOq4BpuEO1_K-BUOK5V3GY",
+  "player_url": "https://demo.example.com/training-modules/play/DYjkQ1xSGmsi__nsXfIA0xwBnp1YOU8gsJCoXIdeYbg/",
+  "launch_url": "https://demo.example.com/training-modules/play/DYjkQ1xSGmsi__nsXfIA0xwBnp1YOU8gsJCoXIdeYbg/content/index.html",
+  "commit_url": "https://demo.example.com/api/2.0/external_training_modules/commits/DYjkQ1xSGmsi__nsXfIA0xwBnp1YOU8gsJCoXIdeYbg",
   "token_expires": 1800043200,
   "state": null,
   "completed": false
@@ -1021,17 +1024,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "guideid": 2,
   "image": {
    "id": 1,
-   "guid": "jSwuSFYl7XREpt96",
-   "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+   "guid": "MdncOsmWYLx9YEBu",
+   "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
   },
   "introduction_raw": "Replace the drive belt when it shows cracks, glazing or more than '''2 mm''' of stretch. The job takes one person about an hour.\n\n== Before you start ==\n* Order the belt by its part number: B-1200\n* Have the tension gauge calibrated\n** calibration is due every 12 months",
   "introduction_rendered": "<p>Replace the drive belt when it shows cracks, glazing or more than <strong>2 mm</strong> of stretch. The job takes one person about an hour.</p><h2>Before you start</h2><ul><li>Order the belt by its part number: B-1200</li><li>Have the tension gauge calibrated<ul><li>calibration is due every 12 months</li></ul></li></ul>",
@@ -1128,23 +1131,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 4,
     "orderby": 1,
     "revisionid": 4,
-    "imageURL": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+    "imageURL": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 1,
-       "guid": "jSwuSFYl7XREpt96",
-       "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-       "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+       "guid": "MdncOsmWYLx9YEBu",
+       "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+       "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
       }
      ]
     },
@@ -1205,23 +1208,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
     "stepid": 5,
     "orderby": 2,
     "revisionid": 5,
-    "imageURL": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.standard?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
+    "imageURL": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.standard?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
     "media": {
      "type": "image",
      "data": [
       {
        "id": 2,
-       "guid": "Wcy4kjPoagcwtS1C",
-       "mini": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.mini?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "thumbnail": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.thumbnail?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "140x105": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.140x105?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "200x150": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.200x150?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "standard": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.standard?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "440x330": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.440x330?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "medium": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.medium?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "large": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.large?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "huge": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.huge?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro",
-       "original": "https://demo.example.com/files/images/Wcy4kjPoagcwtS1C.original?exp=1800007200&sig=YtYjVF5egSci9rAdWLgsVOaZMu069fro"
+       "guid": "cdWVji5cBqmVWu2r",
+       "mini": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.mini?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "thumbnail": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.thumbnail?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "140x105": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.140x105?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "200x150": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.200x150?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "standard": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.standard?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "440x330": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.440x330?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "medium": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.medium?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "large": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.large?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "huge": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.huge?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV",
+       "original": "https://demo.example.com/files/images/cdWVji5cBqmVWu2r.original?exp=1800007200&sig=wDc6nj-kVVzX7aInSB9vJP8bf_3LjYmV"
       }
      ]
     },
@@ -1337,17 +1340,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  "Image": {
   "image": {
    "id": 1,
-   "guid": "jSwuSFYl7XREpt96",
-   "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-   "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+   "guid": "MdncOsmWYLx9YEBu",
+   "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+   "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
   },
   "srcid": null,
   "width": 800,
@@ -1371,17 +1374,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
  },
  "ImageObject": {
   "id": 1,
-  "guid": "jSwuSFYl7XREpt96",
-  "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-  "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+  "guid": "MdncOsmWYLx9YEBu",
+  "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+  "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
  },
  "Item": {
   "type": "part",
@@ -1456,7 +1459,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "id": 1,
   "type": "GuideImage",
   "kind": "image",
-  "guid": "jSwuSFYl7XREpt96",
+  "guid": "MdncOsmWYLx9YEBu",
   "filename": "logic-board.jpg",
   "mime": "image/jpeg",
   "size": 75410,
@@ -1466,17 +1469,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "image": {
    "image": {
     "id": 1,
-    "guid": "jSwuSFYl7XREpt96",
-    "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+    "guid": "MdncOsmWYLx9YEBu",
+    "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
    },
    "srcid": null,
    "width": 800,
@@ -1654,6 +1657,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "score": 60,
   "passed": 0,
   "cancelled": 0,
+  "self_override": false,
   "last_modified": 1800000000
  },
  "QuizSessionEntry": {
@@ -1671,6 +1675,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "score": 100,
   "passed": 1,
   "cancelled": 0,
+  "self_override": false,
   "last_modified": 1800000000,
   "quiz_title": "Lockout/tagout check",
   "username": "Ada Admin"
@@ -1691,6 +1696,7 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "score": 60,
    "passed": 0,
    "cancelled": 0,
+   "self_override": false,
    "last_modified": 1800000000
   },
   "quiz": {
@@ -2028,23 +2034,23 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "stepid": 4,
   "orderby": 1,
   "revisionid": 4,
-  "imageURL": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
+  "imageURL": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
   "media": {
    "type": "image",
    "data": [
     {
      "id": 1,
-     "guid": "jSwuSFYl7XREpt96",
-     "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-     "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+     "guid": "MdncOsmWYLx9YEBu",
+     "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+     "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
     }
    ]
   },
@@ -2056,17 +2062,17 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
   "data": [
    {
     "id": 1,
-    "guid": "jSwuSFYl7XREpt96",
-    "mini": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.mini?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "thumbnail": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.thumbnail?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "140x105": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.140x105?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "200x150": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.200x150?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "standard": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.standard?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "440x330": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.440x330?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "medium": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.medium?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "large": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.large?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "huge": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.huge?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9",
-    "original": "https://demo.example.com/files/images/jSwuSFYl7XREpt96.original?exp=1800007200&sig=orQp077tLhzxbSR_vSWNt02XpnwK2wo9"
+    "guid": "MdncOsmWYLx9YEBu",
+    "mini": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.mini?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "thumbnail": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.thumbnail?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "140x105": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.140x105?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "200x150": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.200x150?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "standard": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.standard?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "440x330": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.440x330?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "medium": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.medium?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "large": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.large?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "huge": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.huge?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP",
+    "original": "https://demo.example.com/files/images/MdncOsmWYLx9YEBu.original?exp=1800007200&sig=tcdpZGdCXvxxX7Wql4PtvYBSVx3DXewP"
    }
   ]
  },
@@ -2106,7 +2112,8 @@ export const RECORD_EXAMPLES: Record<string, unknown> = {
    "Author",
    "User"
   ],
-  "lead": true
+  "lead": true,
+  "status": "member"
  },
  "User": {
   "userid": 1,

@@ -152,6 +152,76 @@ describe('authorization matrix', () => {
   });
 });
 
+// Who oversees whom (src/areas/shared/oversight.ts): on every route that asks "Admins and the
+// user's team leads", a lead is refused for their own account and for a user they invited who
+// has not accepted; the lead's accepted member is the control (allowed), and an Admin acts on
+// their own account (marked self_override, see test/areas/shared/oversight.test.ts). A
+// refused write stores nothing.
+describe('oversight: self-oversight and invited membership', async () => {
+  const { makePublishedGuide } = await import('../helpers/factories/guides.js');
+  const { makeCourse } = await import('../helpers/factories/assessments.js');
+  type Req = { method: 'GET' | 'POST' | 'PATCH'; url: string; body?: unknown };
+  const fixture = async () => {
+    await world.restore();
+    await world.repair();
+    const invitee = await makeUser(t, { username: 'Rel invitee' });
+    const invited = await t.put(`/teams/${world.teamid}/users/${invitee.userid}`, { token: ids.lead.token });
+    if (invited.statusCode !== 202) throw new Error(`invitation answered ${invited.statusCode} ${invited.body}`);
+    const guide = await makePublishedGuide(t, ids.author as any);
+    const course = await makeCourse(t, [{ doctype: 'guide', docid: guide.guideid }], [ids.lead.userid, ids.member.userid, invitee.userid, ids.admin.userid]);
+    return { invitee, guideid: guide.guideid as number, stageid: course.stageids[0] };
+  };
+  type F = Awaited<ReturnType<typeof fixture>>;
+  // [route, request for a user, whether the user reads it about themself]
+  const ROWS: Array<[string, (userid: number, f: F) => Req, boolean]> = [
+    ['PATCH /course_assignments/User/completeAll/{assignee_userid}', (u) => ({ method: 'PATCH', url: `/course_assignments/User/completeAll/${u}` }), false],
+    ['PATCH /course_assignments/User/invalidateAll/{assignee_userid}', (u) => ({ method: 'PATCH', url: `/course_assignments/User/invalidateAll/${u}` }), false],
+    ['PATCH /course_assignments/invalidate/{doctype}/{docid}/{userid}', (u, f) => ({ method: 'PATCH', url: `/course_assignments/invalidate/guide/${f.guideid}/${u}` }), false],
+    ['POST /course_assignments/stage_completions', (u, f) => ({ method: 'POST', url: '/course_assignments/stage_completions', body: { completions: [{ userid: u, course_stageid: f.stageid }] } }), false],
+    ['POST /skills/ratings/supervisor/{doctype}/{docid}/{userid}', (u, f) => ({ method: 'POST', url: `/skills/ratings/supervisor/guide/${f.guideid}/${u}`, body: { rating: 1 } }), false],
+    ['POST /skills/ratings/supervisor', (u, f) => ({ method: 'POST', url: '/skills/ratings/supervisor', body: { ratings: [{ userid: u, doctype: 'guide', docid: f.guideid, rating: 1 }] } }), false],
+    ['GET /skills/ratings/{doctype}/{docid}/{userid}', (u, f) => ({ method: 'GET', url: `/skills/ratings/guide/${f.guideid}/${u}` }), false],
+    ['PATCH /quizzes/sessions/userInvalidateAll/{userid}', (u) => ({ method: 'PATCH', url: `/quizzes/sessions/userInvalidateAll/${u}` }), false],
+    ['GET /quizzes/sessions?userid=', (u) => ({ method: 'GET', url: `/quizzes/sessions?userid=${u}` }), true],
+    ['GET /course_assignments/completion/user/{userid}', (u) => ({ method: 'GET', url: `/course_assignments/completion/user/${u}` }), true],
+    ['GET /course_assignments/individualSummaries/{userid}', (u) => ({ method: 'GET', url: `/course_assignments/individualSummaries/${u}` }), true],
+    ['GET /course_assignments/sources/user/{assigneeid}', (u) => ({ method: 'GET', url: `/course_assignments/sources/user/${u}` }), true],
+    ['GET /courses/stage-sign-offs/requests/pending/{userid}', (u) => ({ method: 'GET', url: `/courses/stage-sign-offs/requests/pending/${u}` }), true],
+    ['GET /courses/stage-sign-offs/responses/unacknowledged/{userid}', (u) => ({ method: 'GET', url: `/courses/stage-sign-offs/responses/unacknowledged/${u}` }), true],
+  ];
+  const call = (r: Req, who: Identity) => t.app.inject({ method: r.method, url: BASE_PATH + r.url, headers: { authorization: `api ${who.token}` }, ...(r.body !== undefined ? { payload: r.body as object } : {}) });
+
+  it.each(ROWS)('%s', async (_route, build, selfRead) => {
+    const f = await fixture();
+    const problems: string[] = [];
+    const expectRefused = async (cell: string, r: Req) => {
+      const before = await checksum(world.db);
+      const res = await call(r, ids.lead);
+      if (res.statusCode !== 403) problems.push(`${cell}: ${r.method} ${r.url} -> ${res.statusCode} ${res.body.slice(0, 200)} (expected 403)`);
+      if (r.method !== 'GET') {
+        const changed = changedTables(before, await checksum(world.db));
+        if (changed.length) problems.push(`${cell}: refused, yet stored: ${changed.join(', ')}`);
+      }
+    };
+    const expectAllowed = async (cell: string, r: Req, who: Identity) => {
+      const res = await call(r, who);
+      if (res.statusCode < 200 || res.statusCode >= 300) problems.push(`${cell}: ${r.method} ${r.url} -> ${res.statusCode} ${res.body.slice(0, 200)} (expected 2xx)`);
+    };
+    // the invited user is overseen by no one of the team until they accept
+    await expectRefused('lead on an invited user', build(f.invitee.userid, f));
+    if (selfRead) await expectAllowed('lead on their own account (reading their own)', build(ids.lead.userid, f), ids.lead);
+    else await expectRefused('lead on their own account', build(ids.lead.userid, f));
+    await expectAllowed('lead on their accepted member', build(ids.member.userid, f), ids.lead);
+    await expectAllowed('Admin on their own account', build(ids.admin.userid, f), ids.admin);
+    // accepted, the invitation makes the lead their overseer
+    const accepted = await t.put(`/teams/${world.teamid}/users/${f.invitee.userid}/accept`, { token: f.invitee.token });
+    if (accepted.statusCode !== 200) problems.push(`accept answered ${accepted.statusCode}`);
+    await expectAllowed('lead on the invited user once accepted', build(f.invitee.userid, f), ids.lead);
+    await t.db.deleteFrom('team_members').where('userid', '=', f.invitee.userid).execute();
+    if (problems.length) throw new Error(problems.join('\n'));
+  });
+});
+
 describe('media ownership', () => {
   // Private library items of another user, named by every write that takes a media id.
   // Each is a 422 naming the field, and nothing is stored.

@@ -13,6 +13,7 @@ import { invalidField, notFound, unprocessable, type FieldError } from '../../ht
 import { requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { bringUpToDate } from '../shared/course-progress.js';
+import { overseenMembers } from '../shared/oversight.js';
 import {
   AssignmentCreate, AssignmentDetails, AssignmentSource, BulkChange, CompleteBody, CompletionDetail, CompletionRow, CourseAssignment, DocParams,
   IdsBody, IndividualSummary, PageQuery, ScopeBody, StageChange, StageCompletionResult, StageCompletionsBody, TeamSummary,
@@ -166,7 +167,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
   for (const action of ['complete', 'invalidate'] as const) {
     app.patch(`/course_assignments/User/${action}All/:assignee_userid`, {
       config: { auth: 'user' },
-      schema: { tags: TAG, summary: action === 'complete' ? 'Complete every assigned stage of a user (manager override)' : 'Invalidate every completion of a user', description: `Admins and the user's team leads; optionally one course (\`wikiid\`). ${action === 'complete' ? 'Recorded in manager_override_userid.' : ''} ${NOT_SHOWN}`, params: IdParam('assignee_userid'), body: Type.Optional(ScopeBody), response: { 200: BulkChange, ...errorResponses(401, 403, 404, 422) } },
+      schema: { tags: TAG, summary: action === 'complete' ? 'Complete every assigned stage of a user (manager override)' : 'Invalidate every completion of a user', description: `Whoever oversees the user: Admins, and the leads of a team the user accepted membership of, never for their own account (an Admin's own is marked \`self_override\`); optionally one course (\`wikiid\`). ${action === 'complete' ? 'Recorded in manager_override_userid.' : ''} ${NOT_SHOWN}`, params: IdParam('assignee_userid'), body: Type.Optional(ScopeBody), response: { 200: BulkChange, ...errorResponses(401, 403, 404, 422) } },
     }, async (request) => {
       const user = requireUser(request);
       const userid = request.params.assignee_userid;
@@ -176,13 +177,14 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     });
     app.patch(`/course_assignments/Team/${action}All/:assignee_teamid`, {
       config: { auth: 'user' },
-      schema: { tags: TAG, summary: action === 'complete' ? 'Complete every assigned stage of a team\'s members (manager override)' : 'Invalidate every completion of a team\'s members', description: `Admins and the team's leads; optionally one course (\`wikiid\`). ${NOT_SHOWN}`, params: IdParam('assignee_teamid'), body: Type.Optional(ScopeBody), response: { 200: BulkChange, ...errorResponses(401, 403, 404, 422) } },
+      schema: { tags: TAG, summary: action === 'complete' ? 'Complete every assigned stage of a team\'s members (manager override)' : 'Invalidate every completion of a team\'s members', description: `Admins and the team's leads (a lead's own account is left out); optionally one course (\`wikiid\`). ${NOT_SHOWN}`, params: IdParam('assignee_teamid'), body: Type.Optional(ScopeBody), response: { 200: BulkChange, ...errorResponses(401, 403, 404, 422) } },
     }, async (request) => {
       const user = requireUser(request);
       const teamid = request.params.assignee_teamid;
       await existingTeam(teamid);
       forbiddenUnless(await managesTeam(db, user, teamid), 'Only Admins and the team\'s leads override its members\' progress.');
-      const members = await teamMemberIds(teamid);
+      // A lead's own account is not theirs to override (shared/oversight.ts).
+      const members = overseenMembers(user, await teamMemberIds(teamid));
       return { users: members.length, changed: await overrideAll(db, clock, config, user.userid, members, action, request.body?.wikiid) };
     });
   }

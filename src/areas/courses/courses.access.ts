@@ -1,10 +1,12 @@
 // Who may do what with courses (the area's policy module, see http/policy.ts):
 // Authors and Admins create, edit and delete courses; Admins manage every assignment and
-// every user's progress; team leads (and owners) those of their teams and members; a
-// learner starts and completes their own stages and reads their own progress.
+// every user's progress; team leads (and owners) those of their teams and the members they
+// oversee (shared/oversight.ts: never their own account); a learner starts and completes
+// their own stages and reads their own progress.
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
+import { ledTeamIds, leadsTeam, overseenBy, oversees, readsRecordsOf } from '../shared/oversight.js';
 
 type Db = Kysely<Database>;
 
@@ -14,49 +16,30 @@ export const managesCourses = (user: AuthUser | null | undefined) => hasPrivileg
 /** Admins see and manage every assignment and every learner's progress. */
 export const managesAllTraining = (user: AuthUser | null | undefined) => isAdmin(user);
 
-/** The teams `userid` leads or owns, as a subquery. */
-export function ledTeams(db: Db, userid: number) {
-  return db.selectFrom('teams').select('teams.teamid').where('teams.owner', '=', userid)
-    .union(db.selectFrom('team_members as lt').select('lt.teamid').where('lt.userid', '=', userid).where('lt.is_lead', '=', 1));
-}
-
 /** Whether `user` leads (or owns) team `teamid`, or is an Admin. */
-export async function managesTeam(db: Db, user: AuthUser, teamid: number): Promise<boolean> {
-  if (managesAllTraining(user)) return true;
-  const row = await db.selectFrom('teams').select('teamid').where('teamid', '=', teamid)
-    .where((eb) => eb.or([eb('owner', '=', user.userid), eb.exists(eb.selectFrom('team_members').select('userid').where('teamid', '=', teamid).where('userid', '=', user.userid).where('is_lead', '=', 1))]))
-    .executeTakeFirst();
-  return !!row;
-}
+export const managesTeam = leadsTeam;
 
-/** Whether `user` manages `userid`'s training: an Admin, or a lead of a team `userid` is in. */
-export async function managesUser(db: Db, user: AuthUser, userid: number): Promise<boolean> {
-  if (managesAllTraining(user)) return true;
-  const row = await db.selectFrom('team_members').select('userid').where('userid', '=', userid)
-    .where('teamid', 'in', ledTeams(db, user.userid)).executeTakeFirst();
-  return !!row;
-}
+/** Whether `user` manages `userid`'s training: whoever oversees them (shared/oversight.ts; never a lead's own account). */
+export const managesUser = oversees;
 
-/** Whether `user` reads `userid`'s progress: themself, or whoever manages them. */
-export async function readsUser(db: Db, user: AuthUser, userid: number): Promise<boolean> {
-  return user.userid === userid || managesUser(db, user, userid);
-}
+/** Whether `user` reads `userid`'s progress: themself, or whoever oversees them. */
+export const readsUser = readsRecordsOf;
 
 /**
  * SQL over a userid column: the users whose progress `user` reads (all for Admins;
- * themself and the members of teams they lead otherwise).
+ * themself and the users they oversee otherwise).
  */
 export function visibleUser(db: Db, user: AuthUser, column: string): Expression<SqlBool> {
   if (managesAllTraining(user)) return sql<SqlBool>`1 = 1`;
   const col = sql.ref<number>(column);
-  return sql<SqlBool>`(${col} = ${user.userid} or ${col} in (${db.selectFrom('team_members as vm').select('vm.userid').where('vm.teamid', 'in', ledTeams(db, user.userid))}))`;
+  return sql<SqlBool>`(${col} = ${user.userid} or ${overseenBy(db, user, column)})`;
 }
 
 /** SQL over a teamid column: the teams whose progress `user` reads (all for Admins; those they lead or belong to). */
 export function visibleTeam(db: Db, user: AuthUser, column: string): Expression<SqlBool> {
   if (managesAllTraining(user)) return sql<SqlBool>`1 = 1`;
   const col = sql.ref<number>(column);
-  return sql<SqlBool>`${col} in (${ledTeams(db, user.userid)})`;
+  return sql<SqlBool>`${col} in (${ledTeamIds(db, user.userid)})`;
 }
 
 /** Whether `user` reads an assignment: its user, a lead of its team or of a team its user is in, Authors and Admins. */

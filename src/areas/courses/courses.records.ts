@@ -30,6 +30,7 @@ export function lastCompletion(c: CompletionDbRow | undefined): S<typeof LastCom
     course_stage_doc_revisionid: c.doc_revisionid,
     assignee_userid: c.userid,
     manager_override_userid: c.manager_override_userid,
+    self_override: c.self_override === 1,
     init_date: Number(c.init_date),
     end_date: c.end_date == null ? null : Number(c.end_date),
     work_log_entryid: c.work_log_entryid,

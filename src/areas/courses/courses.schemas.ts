@@ -26,6 +26,7 @@ export const LastCompletion = Type.Object({
   course_stage_doc_revisionid: Nullable(Type.Integer({ description: 'The document revision the completion was made on.' })),
   assignee_userid: Type.Integer(),
   manager_override_userid: Nullable(Type.Integer()),
+  self_override: Type.Boolean({ description: 'A manager\'s completion or invalidation an Admin made on their own account (only Admins act on their own account).' }),
   init_date: Timestamp,
   end_date: Nullable(Timestamp),
   work_log_entryid: Nullable(Type.Integer()),

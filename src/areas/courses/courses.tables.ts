@@ -112,6 +112,8 @@ export interface CourseStageCompletionTable {
   signoff_requestid: number | null;
   module_attemptid: number | null;
   manager_override_userid: number | null;
+  /** 1: an Admin's override on their own account (shared/oversight.ts). */
+  self_override: Generated<number>;
   invalidated_date: number | null;
   expired_date: number | null;
 }

@@ -4,41 +4,18 @@
 //     only to Authors, Admins and team leads, and to a learner who passed the quiz or used up
 //     their attempts on it;
 //   take a quiz (save, submit): a logged-in user who reads the document it is attached to;
-//   a user's sessions (list, read, cancel): the user, Admins and the leads of a team the
-//     user is in; invalidate all of a user's sessions: Admins and those leads.
+//   a user's sessions (list, read, cancel): the user and whoever oversees them
+//     (shared/oversight.ts); invalidate all of a user's sessions: whoever oversees them.
 
-import { hasPrivilege, isAdmin, type AuthUser } from '../../http/auth.js';
+import { hasPrivilege, type AuthUser } from '../../http/auth.js';
+import { leadsAnyTeam, readsRecordsOf } from '../shared/oversight.js';
 import { canReadGuide } from '../guides/guides.access.js';
 import type { Db, QuizDoc } from './quizzes.queries.js';
 
 export const managesQuizzes = (user: AuthUser | null) => hasPrivilege(user, 'Author');
 
-/** Owners of a team and members marked lead: the teams' leads. */
-export function ledTeamIds(db: Db, userid: number) {
-  return db.selectFrom('teams').select('teamid').where('owner', '=', userid)
-    .union(db.selectFrom('team_members').select('teamid').where('userid', '=', userid).where('is_lead', '=', 1));
-}
-
-/** Users in a team `userid` leads, as a subquery of userids. */
-export function usersLedBy(db: Db, userid: number) {
-  return db.selectFrom('team_members').select('userid').where('teamid', 'in', ledTeamIds(db, userid));
-}
-
-export async function leadsAnyTeam(db: Db, user: AuthUser): Promise<boolean> {
-  const row = await ledTeamIds(db, user.userid).limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Admins, and the lead of a team `userid` is in. */
-export async function overseesUser(db: Db, user: AuthUser, userid: number): Promise<boolean> {
-  if (isAdmin(user)) return true;
-  const row = await usersLedBy(db, user.userid).where('userid', '=', userid).limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
-export async function readsSessionsOf(db: Db, user: AuthUser, userid: number): Promise<boolean> {
-  return user.userid === userid || overseesUser(db, user, userid);
-}
+/** A user's sessions are read by the user and whoever oversees them (shared/oversight.ts). */
+export const readsSessionsOf = readsRecordsOf;
 
 /** Whoever sees every quiz's answer key: Authors, Admins and team leads. */
 export async function seesEveryAnswerKey(db: Db, user: AuthUser | null): Promise<boolean> {

@@ -1,5 +1,6 @@
 // Row loaders of the quizzes area: no decisions about who may see what.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { overseenUserIds } from '../shared/oversight.js';
 import { containsInsensitive, likeEscape } from '../../db/helpers.js';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
@@ -133,9 +134,7 @@ export async function listSessions(db: Db, p: { offset: number; limit: number; u
   if (p.userid !== undefined) q = q.where('s.userid', '=', p.userid);
   if (p.onlyUsers === 'self') q = q.where('s.userid', '=', p.viewer);
   if (p.onlyUsers === 'led') {
-    const led = db.selectFrom('team_members').select('userid').where('teamid', 'in',
-      db.selectFrom('teams').select('teamid').where('owner', '=', p.viewer).union(db.selectFrom('team_members').select('teamid').where('userid', '=', p.viewer).where('is_lead', '=', 1)));
-    q = q.where((eb) => eb.or([eb('s.userid', '=', p.viewer), eb('s.userid', 'in', led)]));
+    q = q.where((eb) => eb.or([eb('s.userid', '=', p.viewer), eb('s.userid', 'in', overseenUserIds(db, { userid: p.viewer }))]));
   }
   if (p.quizid !== undefined) q = q.where('s.quizid', '=', p.quizid);
   if (p.query) q = q.where(containsInsensitive('q.title', p.query));

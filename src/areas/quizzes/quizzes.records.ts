@@ -56,6 +56,7 @@ export function sessionRecord(s: SessionRow): QuizSession {
     score: s.score === null ? null : Number(s.score),
     passed: s.passed,
     cancelled: s.cancelled,
+    self_override: s.self_override === 1,
     last_modified: Number(s.last_modified),
   };
 }

@@ -16,7 +16,8 @@ import { nonMediaCount, scoreQuiz, validateQuizJson, type QuizJson } from './qui
 import {
   attachedQuizzes, attemptsUsed, findQuiz, findSession, listQuizEntries, listSessions, loadDoc, quizCategories, quizzesWithRevisions, type SessionRow,
 } from './quizzes.queries.js';
-import { managesQuizzes, overseesUser, readsDoc, readsSessionsOf, seesEveryAnswerKey } from './quizzes.access.js';
+import { managesQuizzes, readsDoc, readsSessionsOf, seesEveryAnswerKey } from './quizzes.access.js';
+import { oversees } from '../shared/oversight.js';
 import { quizRecords, sessionRecord } from './quizzes.records.js';
 import { attachQuiz, cancelSessions, createQuiz, deleteQuizzes, invalidateUserSessions, reviseQuiz, saveSession, submitSession } from './quizzes.service.js';
 import { attemptsLimit } from './quizzes.courses.js';
@@ -249,9 +250,9 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     const out: SessionRow[] = [];
     for (const id of new Set(ids)) {
       const s = byId.get(id)!;
-      const oversees = await overseesUser(db, user, s.userid);
-      forbiddenUnless(oversees || s.userid === user.userid, `You may not cancel quiz session ${id}.`);
-      if (!oversees && s.end_date !== null) throw unprocessable([{ field: field(ids.indexOf(id)), code: 'invalid_transition', message: `Quiz session ${id} is submitted; only an Admin or a team lead may cancel it.`, index: ids.indexOf(id) }]);
+      const overseen = await oversees(db, user, s.userid);
+      forbiddenUnless(overseen || s.userid === user.userid, `You may not cancel quiz session ${id}.`);
+      if (!overseen && s.end_date !== null) throw unprocessable([{ field: field(ids.indexOf(id)), code: 'invalid_transition', message: `Quiz session ${id} is submitted; only an Admin or a team lead may cancel it.`, index: ids.indexOf(id) }]);
       out.push(s);
     }
     return out;
@@ -307,7 +308,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     const userid = request.params.userid;
     const exists = await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst();
     if (!exists) throw notFound('User');
-    forbiddenUnless(await overseesUser(db, user, userid), 'Only Admins and the user\'s team leads invalidate a user\'s quiz sessions.');
+    forbiddenUnless(await oversees(db, user, userid), 'Only Admins and the user\'s team leads invalidate a user\'s quiz sessions.');
     return { userid, invalidated: await invalidateUserSessions(db, clock, user.userid, userid) };
   });
 

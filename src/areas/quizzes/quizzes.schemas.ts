@@ -68,6 +68,7 @@ export const QuizSession = Type.Object({
   score: Nullable(Type.Number({ description: 'Percentage, 0 to 100.' })),
   passed: Nullable(Flag),
   cancelled: Flag,
+  self_override: Type.Boolean({ description: 'Cancelled by an Admin\'s override on their own session (only Admins act on their own account).' }),
   last_modified: Timestamp,
 });
 export type QuizSession = Static<typeof QuizSession>;

@@ -6,6 +6,7 @@ import { lockForTransaction } from '../../db/locks.js';
 import { scoreQuiz, type QuizJson } from './quizzes.scoring.js';
 import { attemptsUsed, findSession, type Db, type QuizDoc, type QuizRow, type SessionRow } from './quizzes.queries.js';
 import { attemptsLimit, completeQuizStages } from './quizzes.courses.js';
+import { selfOverride } from '../shared/oversight.js';
 
 export interface QuizImport {
   quiz_json: QuizJson;
@@ -144,7 +145,9 @@ export async function cancelSessions(db: Db, clock: Clock, by: number, sessions:
   await inTx(db, async (trx) => {
     const now = clock.now();
     for (const [i, s] of sessions.entries()) {
-      const r = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: now })
+      // Cancelling one's own submitted session is an override only an Admin gets (quizzes.routes.ts).
+      const self_override = s.end_date !== null ? selfOverride(by, s.userid) : 0;
+      const r = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, self_override, open: null, last_modified: now })
         .where('quiz_sessionid', '=', s.quiz_sessionid).where('cancelled', '=', 0).executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) throw unprocessable([{ field: field(i), code: 'invalid_transition', message: `Quiz session ${s.quiz_sessionid} is cancelled already.`, index: i }]);
       if (s.end_date !== null) await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '-', 1) })).where('quizid', '=', s.quizid).execute();
@@ -155,7 +158,7 @@ export async function cancelSessions(db: Db, clock: Clock, by: number, sessions:
 /** Cancels every session of a user that is not cancelled yet; answers how many. */
 export async function invalidateUserSessions(db: Db, clock: Clock, by: number, userid: number): Promise<number> {
   return inTx(db, async (trx) => {
-    const rows = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, open: null, last_modified: clock.now() })
+    const rows = await trx.updateTable('quiz_sessions').set({ cancelled: 1, cancelled_by: by, self_override: selfOverride(by, userid), open: null, last_modified: clock.now() })
       .where('userid', '=', userid).where('cancelled', '=', 0).returning(['quizid', 'end_date']).execute();
     const submitted = new Map<number, number>();
     for (const r of rows) if (r.end_date !== null) submitted.set(r.quizid, (submitted.get(r.quizid) ?? 0) + 1);

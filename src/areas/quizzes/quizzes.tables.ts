@@ -57,6 +57,8 @@ export interface QuizSessionTable {
   passed: number | null;
   cancelled: Generated<number>;
   cancelled_by: number | null;
+  /** 1: cancelled by an Admin's override on their own (submitted) session (shared/oversight.ts). */
+  self_override: Generated<number>;
   last_modified: number;
   /** 1 while in progress; null once submitted or cancelled (one open session per user, quiz and document). */
   open: number | null;

@@ -13,6 +13,7 @@ import type { CompletionVia, CourseDoctype } from '../courses/courses.tables.js'
 import { publishEvent } from '../webhooks/webhooks.outbox.js';
 import { assignedStages, type AssignedStage } from './course-status.js';
 import { claimStatus, expiryOf, refreshAssignees, syncAssignees } from './course-progress.js';
+import { selfOverride } from './oversight.js';
 
 type Db = Kysely<Database>;
 
@@ -86,6 +87,7 @@ export async function completeStages(trx: Db, clock: Clock, userid: number, stag
       signoff_requestid: c.source?.signoff_requestid ?? null,
       module_attemptid: c.source?.module_attemptid ?? null,
       manager_override_userid: c.manager_override_userid ?? null,
+      self_override: selfOverride(c.manager_override_userid, userid),
     };
     let completionid: number;
     if (before?.status === 'started' && before.completionid) {

@@ -11,6 +11,7 @@ import { enqueueJob } from '../../jobs/queue.js';
 import type { StageStatus } from '../courses/courses.tables.js';
 import { assigneeStatus, recurrenceEnd, type AssignedStage } from './course-status.js';
 import { cacheStamp } from './byte-cache.js';
+import { selfOverride } from './oversight.js';
 
 type Db = Kysely<Database>;
 
@@ -319,7 +320,7 @@ export async function invalidateStages(trx: Db, now: number, userid: number, sta
       .returning('wikiid').executeTakeFirst();
     if (!moved) continue;
     await trx.updateTable('course_stage_completions')
-      .set({ invalidated_date: now, ...(manager_override_userid ? { manager_override_userid } : {}) })
+      .set({ invalidated_date: now, ...(manager_override_userid ? { manager_override_userid, self_override: selfOverride(manager_override_userid, userid) } : {}) })
       .where('course_assignment_stage_completionid', '=', st.completionid).execute();
     touched.add(moved.wikiid);
     n++;

@@ -4,11 +4,11 @@
 //   respond: a member of the assessment's signer team other than the trainee; or, over the
 //     shoulder, the trainee's device holding the single-use token that the trainer's login
 //     and password made for that request (the response is in the trainer's name);
-//   a signer's pending requests, a trainee's unacknowledged responses: that user, Admins and
-//     the leads of a team the user is in;
+//   a signer's pending requests, a trainee's unacknowledged responses: that user and whoever
+//     oversees them (shared/oversight.ts);
 //   the signers of an assessment: any logged-in user.
 import { isAdmin, type AuthUser } from '../../http/auth.js';
-import { overseesUser } from '../quizzes/quizzes.access.js';
+import { readsRecordsOf } from '../shared/oversight.js';
 import type { Db, RequestRow } from './signoffs.queries.js';
 
 /** A member of the signer team. */
@@ -25,8 +25,7 @@ export async function mayRespond(db: Db, userid: number, r: RequestRow): Promise
   return isSigner(db, userid, r.teamid_signer);
 }
 
-export async function readsListsOf(db: Db, user: AuthUser, userid: number): Promise<boolean> {
-  return user.userid === userid || overseesUser(db, user, userid);
-}
+/** A user's pending requests and responses: the user and whoever oversees them (shared/oversight.ts). */
+export const readsListsOf = readsRecordsOf;
 
 export const mayCancel = (user: AuthUser, r: RequestRow) => r.userid_requestor === user.userid || isAdmin(user);

@@ -16,7 +16,7 @@ import {
 } from './skills.schemas.js';
 import { GROUPS, rateSkill, type Weights } from './skills.model.js';
 import { courseDocs, courseUsers, key, loadSkillData, loadSkillInputs, loadWeights, saveWeights, type DocRef, type UserSet } from './skills.queries.js';
-import { leadsTeam, notOverseen, readsSkills, usersLedBy } from './skills.access.js';
+import { leadsTeam, notOverseen, overseenUserIds, readsSkills } from './skills.access.js';
 import { setSupervisorRatings } from './skills.service.js';
 
 const TAG = ['Skills'];
@@ -34,7 +34,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
   }
   async function checkOverseen(user: AuthUser, userids: number[]) {
     const refused = await notOverseen(db, user, userids);
-    forbiddenUnless(refused.length === 0, `You may not see or set the skills of user ${refused[0]}: Admins, and team leads for their members.`);
+    forbiddenUnless(refused.length === 0, `You may not see or set the skills of user ${refused[0]}: Admins, and team leads for their other members (never their own account).`);
   }
   /** Ratings of users × documents with the current weights. */
   async function ratings(userids: number[], docs: DocRef[]) {
@@ -97,7 +97,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     const rows = await db.selectFrom('skills_supervisor_ratings').selectAll()
       .where((eb) => eb.or(items.map((i) => eb.and([eb('userid', '=', i.userid), eb('doctype', '=', i.doctype), eb('docid', '=', i.docid)])))).execute();
     return items.map((i) => rows.find((r) => r.userid === i.userid && r.doctype === i.doctype && r.docid === i.docid)!).filter(Boolean)
-      .map((r) => ({ userid: r.userid, doctype: r.doctype as 'guide' | 'wiki', docid: r.docid, rating: Number(r.rating), rated_by: r.rated_by, date: Number(r.date) }));
+      .map((r) => ({ userid: r.userid, doctype: r.doctype as 'guide' | 'wiki', docid: r.docid, rating: Number(r.rating), rated_by: r.rated_by, self_override: r.self_override === 1, date: Number(r.date) }));
   }
 
   app.post('/skills/ratings/supervisor', {
@@ -287,7 +287,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     const wikiid = request.params.wikiid;
     if (!(await db.selectFrom('courses').select('wikiid').where('wikiid', '=', wikiid).where('deleted', '=', 0).executeTakeFirst())) throw notFound('Course');
     const admin = user.privileges.includes('Admin');
-    const led = admin ? null : new Set((await usersLedBy(db, user.userid).execute()).map((r) => r.userid));
+    const led = admin ? null : new Set((await overseenUserIds(db, user).execute()).map((r) => r.userid));
     const reached = (await courseUsers(db, [wikiid]).limit(500).execute()).map((r) => Number(r.userid)).filter((id) => !led || led.has(id));
     const direct = await db.selectFrom('course_assignments as ca').innerJoin('users as u', 'u.userid', 'ca.assignee_userid')
       .select(['u.userid', 'u.username']).distinct().where('ca.wikiid', '=', wikiid).where('ca.cancelled', '=', 0).orderBy('u.userid').execute();
@@ -329,7 +329,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     if (!wikiids.length) return { guideid, total: 0, assignees: [], averages: { rating: null, training: null, quiz: null, practice: null, signoff: null, supervisor: null } };
     const admin = user.privileges.includes('Admin');
     let reached = db.selectFrom(courseUsers(db, wikiids).as('r')).select('r.userid').distinct();
-    if (!admin) reached = reached.where('r.userid', 'in', usersLedBy(db, user.userid));
+    if (!admin) reached = reached.where('r.userid', 'in', overseenUserIds(db, user));
     const total = Number((await db.selectFrom(reached.as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const page = (await reached.orderBy('r.userid').limit(request.query.limit).offset(request.query.offset).execute()).map((r) => Number(r.userid));
     const names = page.length ? await db.selectFrom('users').select(['userid', 'username']).where('userid', 'in', page).execute() : [];

@@ -14,7 +14,8 @@ export const WeightsPut = Type.Partial(SkillWeights, { additionalProperties: fal
 
 export const Doctype = StringEnum(['guide', 'wiki'] as const);
 export const SupervisorRating = Type.Object({
-  userid: Type.Integer(), doctype: Doctype, docid: Type.Integer(), rating: Unit('0 to 1.'), rated_by: Nullable(Type.Integer()), date: Timestamp,
+  userid: Type.Integer(), doctype: Doctype, docid: Type.Integer(), rating: Unit('0 to 1.'), rated_by: Nullable(Type.Integer()),
+  self_override: Type.Boolean({ description: 'An Admin\'s rating of themself (only Admins act on their own account).' }), date: Timestamp,
 });
 export const SupervisorItem = Type.Object({ userid: Id(), doctype: Doctype, docid: Id(), rating: Unit('0 to 1.') });
 export const SupervisorBody = Type.Object({ ratings: Type.Array(SupervisorItem, { minItems: 1, maxItems: 200 }) });

@@ -1,4 +1,6 @@
 // Tables of the skills area (migration 2026_11_25_0210_skills).
+import type { Generated } from 'kysely';
+
 export interface SkillsWeightTable {
   /** top | user | management */
   group_name: string;
@@ -14,6 +16,8 @@ export interface SkillsSupervisorRatingTable {
   /** 0 to 1. */
   rating: number;
   rated_by: number | null;
+  /** 1: an Admin rated themself (shared/oversight.ts). */
+  self_override: Generated<number>;
   date: number;
 }
 

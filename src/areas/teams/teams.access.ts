@@ -1,22 +1,20 @@
 // Who may do what with a team: the teams area's one policy module (see src/http/policy.ts).
-//   manage (edit, add or remove members, set leads): the owner, a lead or an Admin;
+//   manage (edit, add or remove members, set leads): the owner, a lead or an Admin; a lead's
+//     (or the owner's) addition of another user is an invitation the user accepts or
+//     declines (team_invitations; an Admin adds directly);
 //   hand over or delete: the owner or an Admin;
 //   join: anyone holding the team's join code (a manager adds anyone without it).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { isAdmin, type AuthUser } from '../../http/auth.js';
-import { toBool } from '../../db/helpers.js';
+import { ledTeamIds } from '../shared/oversight.js';
 import type { TeamRow } from './teams.queries.js';
 
 type Db = Kysely<Database>;
 
 /** A team's owner or one of the members it marks as leads. */
 export async function isTeamLead(db: Db, userid: number, teamid: number): Promise<boolean> {
-  const team = await db.selectFrom('teams').select('owner').where('teamid', '=', teamid).executeTakeFirst();
-  if (!team) return false;
-  if (team.owner === userid) return true;
-  const m = await db.selectFrom('team_members').select('is_lead').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst();
-  return toBool(m?.is_lead);
+  return (await db.selectFrom(ledTeamIds(db, userid).as('l')).select('l.teamid').where('l.teamid', '=', teamid).executeTakeFirst()) !== undefined;
 }
 
 /** Edit the team, add or remove members, set leads. */

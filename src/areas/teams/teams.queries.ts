@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import { toBool } from '../../db/helpers.js';
@@ -47,19 +47,23 @@ export async function toTeamSummaries(db: Kysely<Database>, config: Config, rows
   }));
 }
 
-/** The team's members as user summaries with a `lead` flag, ordered by userid. */
-export async function teamMembers(db: Kysely<Database>, config: Config, teamid: number) {
+/**
+ * The team's members as user summaries with a `lead` flag and `status: "member"`, ordered by
+ * userid; with `invited`, the pending invitations after them (`status: "invited"`).
+ */
+export async function teamMembers(db: Kysely<Database>, config: Config, teamid: number, o: { invited?: boolean } = {}) {
   const rows = await db.selectFrom('team_members').innerJoin('users', 'users.userid', 'team_members.userid')
-    .selectAll('users').select('team_members.is_lead')
-    .where('team_members.teamid', '=', teamid).orderBy('users.userid').execute();
+    .selectAll('users').select(['team_members.is_lead', sql<'member' | 'invited'>`'member'`.as('status')])
+    .where('team_members.teamid', '=', teamid)
+    .$if(!!o.invited, (q) => q.unionAll(db.selectFrom('team_invitations as ti').innerJoin('users', 'users.userid', 'ti.userid')
+      .selectAll('users').select(['ti.is_lead', sql<'member' | 'invited'>`'invited'`.as('status')]).where('ti.teamid', '=', teamid)))
+    .execute();
+  rows.sort((a, b) => (a.status === b.status ? a.userid - b.userid : a.status === 'member' ? -1 : 1));
   const summaries = await toUserSummaries(db, config, rows);
-  return summaries.map((s, i) => ({ ...s, lead: toBool(rows[i].is_lead) }));
+  return summaries.map((s, i) => ({ ...s, lead: toBool(rows[i].is_lead), status: rows[i].status }));
 }
 
-/** Teams the user owns or leads. */
-export async function ledTeamIds(db: Kysely<Database>, userid: number): Promise<number[]> {
-  const rows = await db.selectFrom('teams').select('teamid').where('owner', '=', userid)
-    .union(db.selectFrom('team_members').select('teamid').where('userid', '=', userid).where('is_lead', '=', 1))
-    .execute();
-  return [...new Set(rows.map((r) => r.teamid))].sort((a, b) => a - b);
+/** Whether the user is an accepted member of the team. */
+export async function isMember(db: Kysely<Database>, teamid: number, userid: number): Promise<boolean> {
+  return (await db.selectFrom('team_members').select('userid').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst()) !== undefined;
 }

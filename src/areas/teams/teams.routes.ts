@@ -5,12 +5,12 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { invalidField, notFound } from '../../http/errors.js';
-import { requireUser, type AuthUser } from '../../http/auth.js';
+import { isAdmin, requireUser, type AuthUser } from '../../http/auth.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { MemberPut, TeamCreate, TeamListQuery, TeamMember, TeamPatch, TeamSummary, TeamWithCode } from './teams.schemas.js';
-import { findTeam, listTeams, teamMembers, toTeamSummaries, userExists, type TeamRow } from './teams.queries.js';
+import { findTeam, isMember, listTeams, teamMembers, toTeamSummaries, userExists, type TeamRow } from './teams.queries.js';
 import { canManageTeam, canOwnTeam, holdsJoinCode } from './teams.access.js';
-import { createTeam, deleteTeam, newJoinCode, putMember, removeMember, updateTeam } from './teams.service.js';
+import { acceptInvitation, createTeam, declineInvitation, deleteTeam, inviteMember, newJoinCode, putMember, removeMember, updateTeam } from './teams.service.js';
 import { checkMediaRefs } from '../media/media.access.js';
 import type { Updateable } from 'kysely';
 import type { TeamTable } from './teams.tables.js';
@@ -72,10 +72,15 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     return reply.status(201).send(await withCode(teamid));
   });
 
+  /** The member array; the pending invitations too for the team's owner, leads and Admins. */
+  async function membersFor(user: AuthUser | null | undefined, team: TeamRow) {
+    return teamMembers(db, config, team.teamid, { invited: !!user && (await canManageTeam(db, user, team)) });
+  }
+
   app.get('/teams/:teamid', {
     config: { auth: 'none' },
-    schema: { tags: TAG, summary: 'The members of a team (extension)', description: 'Answers the array of the team\'s members (user summaries with a `lead` flag), as existing clients expect.', params: TeamParam, response: { 200: Type.Array(TeamMember), ...errorResponses(404, 422) } },
-  }, async (request) => teamMembers(db, config, (await existingTeam(request.params.teamid)).teamid));
+    schema: { tags: TAG, summary: 'The members of a team (extension)', description: 'Answers the array of the team\'s members (user summaries with a `lead` flag and `status: "member"`), as existing clients expect; to its owner, leads and Admins the pending invitations too, after the members (`status: "invited"`).', params: TeamParam, response: { 200: Type.Array(TeamMember), ...errorResponses(404, 422) } },
+  }, async (request) => membersFor(request.user, await existingTeam(request.params.teamid)));
 
   app.patch('/teams/:teamid', {
     config: { auth: 'user' },
@@ -121,26 +126,69 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     config: { auth: 'user' },
     schema: {
       tags: TAG,
-      summary: 'Add a member or change their lead flag (extension)',
-      description: 'The owner, the leads and Admins add anyone and set `lead`; a user adds themself with the team\'s `join_code`. Answers the whole member array.',
+      summary: 'Add a member, invite a user, or change a member\'s lead flag (extension)',
+      description: 'An Admin adds anyone directly (200). The owner and the leads invite a user who is not a member yet: 202, the invitation listed with `status: "invited"` until the user accepts it (`PUT .../accept`) or declines it (`DELETE .../invitation`); an invited user counts for nothing (not oversight, approval stages or sign-off signer teams). They set `lead` of members directly. A user adds themself with the team\'s `join_code` (directly, 200). Answers the whole member array.',
       params: MemberParam,
       body: MemberPut,
-      response: { 200: Type.Array(TeamMember), ...errorResponses(401, 403, 404, 422) },
+      response: { 200: Type.Array(TeamMember), 202: Type.Array(TeamMember), ...errorResponses(401, 403, 404, 422) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const user = requireUser(request);
     const team = await existingTeam(request.params.teamid);
     const target = request.params.userid;
     const body = request.body;
-    if (!(await canManageTeam(db, user, team))) {
+    const manages = await canManageTeam(db, user, team);
+    if (!manages) {
       forbiddenUnless(target === user.userid, `${NOT_MANAGER} add other users.`);
       forbiddenUnless(!body.lead, `${NOT_MANAGER} set lead.`);
       forbiddenUnless(holdsJoinCode(team, body.join_code), 'A valid join_code is needed to join this team.', 'invalid_join_code');
     }
     if (!(await userExists(db, target))) throw notFound('User');
     if (target === team.owner && body.lead === false) throw invalidField('lead', 'The owner is always a lead.');
-    await putMember(db, team.teamid, target, body.lead, clock.now());
-    return teamMembers(db, config, team.teamid);
+    // Membership needs the user's consent: an Admin's addition, one's own, or a change to an
+    // existing member is direct; a lead's addition of someone else is an invitation.
+    if (isAdmin(user) || target === user.userid || (await isMember(db, team.teamid, target))) {
+      await putMember(db, team.teamid, target, body.lead, clock.now());
+      return membersFor(user, team);
+    }
+    await inviteMember(db, team.teamid, target, body.lead, user.userid, clock.now());
+    return reply.status(202).send(await membersFor(user, team));
+  });
+
+  app.put('/teams/:teamid/users/:userid/accept', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Accept an invitation to a team (extension)',
+      description: 'The invited user (or an Admin, who could add them directly): the invitation becomes a membership, with the lead flag it carried. No invitation: 404. Answers the whole member array.',
+      params: MemberParam,
+      response: { 200: Type.Array(TeamMember), ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const team = await existingTeam(request.params.teamid);
+    const target = request.params.userid;
+    forbiddenUnless(target === user.userid || isAdmin(user), 'Only the invited user accepts an invitation.');
+    await acceptInvitation(db, team.teamid, target, clock.now());
+    return membersFor(user, team);
+  });
+
+  app.delete('/teams/:teamid/users/:userid/invitation', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'Decline or withdraw an invitation to a team (extension)',
+      description: 'The invited user declines; the owner, the leads and Admins withdraw. No invitation: 404. Answers the whole member array.',
+      params: MemberParam,
+      response: { 200: Type.Array(TeamMember), ...errorResponses(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    const user = requireUser(request);
+    const team = await existingTeam(request.params.teamid);
+    const target = request.params.userid;
+    if (target !== user.userid) forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} withdraw an invitation.`);
+    await declineInvitation(db, team.teamid, target);
+    return membersFor(user, team);
   });
 
   app.delete('/teams/:teamid/users/:userid', {
@@ -159,6 +207,6 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     if (target !== user.userid) forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} do this.`);
     if (target === team.owner) throw invalidField('userid', 'The owner cannot leave the team; hand it over first.');
     await removeMember(db, team.teamid, target);
-    return teamMembers(db, config, team.teamid);
+    return membersFor(user, team);
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ImageObject, Nullable, OffsetLimit, Order, Id } from '../../http/schemas.js';
+import { ImageObject, Nullable, OffsetLimit, Order, Id, StringEnum } from '../../http/schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
 
 /** The specification's Team (summary): exactly these fields. */
@@ -20,7 +20,11 @@ export const TeamSummary = Type.Object({
 /** What the owner, the leads and Admins see after creating or editing: the summary and the join code. */
 export const TeamWithCode = Type.Object({ ...TeamSummary.properties, join_code: Type.String() });
 
-export const TeamMember = Type.Object({ ...UserSummary.properties, lead: Type.Boolean() });
+export const TeamMember = Type.Object({
+  ...UserSummary.properties,
+  lead: Type.Boolean(),
+  status: StringEnum(['member', 'invited'] as const, { description: '`invited`: added by a lead or the owner, waiting for the user to accept (PUT .../accept); it counts for nothing yet (not oversight, approvals or sign-offs). Invitations are listed to the team\'s owner, leads and Admins only.' }),
+});
 
 export const TeamListQuery = Type.Object({ ...OffsetLimit, order: Type.Optional(Order) });
 

@@ -39,6 +39,7 @@ export function updateTeam(db: Db, teamid: number, set: Updateable<TeamTable>, n
 export function deleteTeam(db: Db, teamid: number): Promise<void> {
   return db.transaction().execute(async (trx) => {
     await trx.deleteFrom('team_members').where('teamid', '=', teamid).execute();
+    await trx.deleteFrom('team_invitations').where('teamid', '=', teamid).execute();
     const gone = await trx.deleteFrom('teams').where('teamid', '=', teamid).executeTakeFirst();
     // Deleted meanwhile by a concurrent request: that one answered 204, this one 404.
     if (Number(gone.numDeletedRows) === 0) throw notFound('Team');
@@ -54,7 +55,34 @@ export function putMember(db: Db, teamid: number, userid: number, lead: boolean 
     if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0 && lead !== undefined) {
       await trx.updateTable('team_members').set({ is_lead: fromBool(lead) }).where('teamid', '=', teamid).where('userid', '=', userid).execute();
     }
+    // A membership added directly (an Admin, or the user themself) supersedes an invitation.
+    await trx.deleteFrom('team_invitations').where('teamid', '=', teamid).where('userid', '=', userid).execute();
   });
+}
+
+/** Invites the user (a lead's or the owner's addition): it waits for their consent; a repeated invitation keeps one row and updates its lead flag. */
+export function inviteMember(db: Db, teamid: number, userid: number, lead: boolean | undefined, by: number, now: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await trx.insertInto('team_invitations').values({ teamid, userid, is_lead: fromBool(lead ?? false), invited_by: by, invited_date: now })
+      .onConflict((oc) => oc.columns(['teamid', 'userid']).doUpdateSet({ invited_by: by, invited_date: now, ...(lead !== undefined ? { is_lead: fromBool(lead) } : {}) }))
+      .execute();
+  });
+}
+
+/** The user accepts an invitation: it becomes a membership (with the lead flag it carried); 404 when there is none. */
+export function acceptInvitation(db: Db, teamid: number, userid: number, now: number): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    const invitation = await trx.deleteFrom('team_invitations').where('teamid', '=', teamid).where('userid', '=', userid).returning('is_lead').executeTakeFirst();
+    if (!invitation) throw notFound('Team invitation');
+    await trx.insertInto('team_members').values({ teamid, userid, is_lead: invitation.is_lead, join_date: now })
+      .onConflict((oc) => oc.columns(['teamid', 'userid']).doNothing()).execute();
+  });
+}
+
+/** Declines (or withdraws) an invitation; 404 when there is none. */
+export async function declineInvitation(db: Db, teamid: number, userid: number): Promise<void> {
+  const gone = await db.deleteFrom('team_invitations').where('teamid', '=', teamid).where('userid', '=', userid).executeTakeFirst();
+  if (Number(gone.numDeletedRows) === 0) throw notFound('Team invitation');
 }
 
 /** Removes the membership; 404 when there was none. */

@@ -23,7 +23,17 @@ export interface TeamMemberTable {
   join_date: number;
 }
 
+/** A lead's addition waiting for the user's consent (accepted: it moves to team_members). */
+export interface TeamInvitationTable {
+  teamid: number;
+  userid: number;
+  is_lead: Generated<number>;
+  invited_by: number | null;
+  invited_date: number;
+}
+
 export interface TeamsTables {
   teams: TeamTable;
   team_members: TeamMemberTable;
+  team_invitations: TeamInvitationTable;
 }

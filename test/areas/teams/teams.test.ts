@@ -47,18 +47,22 @@ describe('GET /teams/{teamid}', () => {
 });
 
 describe('members', () => {
-  it('the owner and leads add anyone and set lead; the answer is the member array', async () => {
+  it('the owner and leads invite anyone (lead flag kept); it counts once accepted; the answer is the member array', async () => {
     const owner = await makeUser(t);
     const lead = await makeUser(t);
     const a = await makeUser(t);
     const b = await makeUser(t);
     const team = await makeTeam(t, owner, [{ user: lead, lead: true }]);
     const r1 = await t.put(`/teams/${team.teamid}/users/${a.userid}`, { token: owner.token, body: { lead: true } });
-    expect(r1.statusCode).toBe(200);
-    expect(r1.json().find((m: { userid: number }) => m.userid === a.userid).lead).toBe(true);
+    expect(r1.statusCode).toBe(202);
+    expect(r1.json().find((m: { userid: number }) => m.userid === a.userid)).toMatchObject({ lead: true, status: 'invited' });
+    expect((await t.put(`/teams/${team.teamid}/users/${a.userid}/accept`, { token: a.token })).statusCode).toBe(200);
     const r2 = await t.put(`/teams/${team.teamid}/users/${b.userid}`, { token: lead.token });
-    expect(r2.statusCode).toBe(200);
-    expect(r2.json().map((m: { userid: number }) => m.userid)).toEqual([owner.userid, lead.userid, a.userid, b.userid]);
+    expect(r2.statusCode).toBe(202);
+    expect((await t.put(`/teams/${team.teamid}/users/${b.userid}/accept`, { token: b.token })).statusCode).toBe(200);
+    const listed = (await t.get(`/teams/${team.teamid}`)).json();
+    expect(listed.map((m: { userid: number }) => m.userid)).toEqual([owner.userid, lead.userid, a.userid, b.userid]);
+    expect(listed.find((m: { userid: number }) => m.userid === a.userid)).toMatchObject({ lead: true, status: 'member' });
     expect((await t.get(`/users/${b.userid}`)).json().teams).toEqual([team.teamid]);
   });
 

@@ -43,6 +43,8 @@ export const RULES: Record<string, ResourceRule> = {
   'PATCH /quizzes/sessions/userInvalidateAll/{userid}': { other: [200, 403, 404] },
   // Only the owner or an Admin deletes a team; its leads manage it otherwise.
   'DELETE /teams/{teamid}': { lead: [403] },
+  // Only the invited user (or an Admin) accepts an invitation: a lead never accepts for them.
+  'PUT /teams/{teamid}/users/{userid}/accept': { lead: [403, 404] },
   // A signature is personal: an Admin who is not a signer of the current stage is refused like anyone else.
   'POST /approvals/request/sign/{approval_requestid}': { admin: [403] },
   'POST /approvals/request/sign/{approval_requestid}/token': { admin: [403] },
