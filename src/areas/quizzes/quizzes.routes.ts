@@ -12,13 +12,13 @@ import {
   AttachGuideBody, AttachWikiBody, BulkCancelBody, CancelBody, DeleteBody, DeleteResult, GetQuizzesBody, ImportBody, InvalidateResult, ListQuery,
   OneQuery, Quiz, QuizCategory, QuizListEntry, QuizSession, QuizSubmission, SessionBody, SessionsList, SessionsQuery,
 } from './quizzes.schemas.js';
-import { nonMediaCount, scoreQuiz, validateQuizJson, type QuizJson } from './quizzes.scoring.js';
+import { nonMediaCount, validateQuizJson, type QuizJson } from './quizzes.scoring.js';
 import {
   attachedQuizzes, attemptsUsed, findQuiz, findSession, listQuizEntries, listSessions, loadDoc, quizCategories, quizzesWithRevisions, type SessionRow,
 } from './quizzes.queries.js';
 import { managesQuizzes, overseesUser, readsDoc, readsSessionsOf, seesEveryAnswerKey } from './quizzes.access.js';
 import { quizRecords, sessionRecord } from './quizzes.records.js';
-import { attachQuiz, cancelSessions, createQuiz, deleteQuizzes, invalidateUserSessions, reviseQuiz, saveSession, submitSession } from './quizzes.service.js';
+import { attachQuiz, cancelSessions, createQuiz, deleteQuizzes, invalidateUserSessions, reviseQuiz, saveSession, scoreOnRevision, submitSession } from './quizzes.service.js';
 import { attemptsLimit } from './quizzes.courses.js';
 
 const TAG = ['Quizzes'];
@@ -345,8 +345,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     forbiddenUnless(await readsSessionsOf(db, user, s.userid), 'Only the learner, Admins and the learner\'s team leads read a submission.');
     let results: Array<{ name: string; correct: boolean }> | null = null;
     if (s.end_date !== null) {
-      const rev = await db.selectFrom('quiz_revisions').select('quiz_json').where('quiz_revisionid', '=', s.quiz_revisionid).executeTakeFirstOrThrow();
-      results = scoreQuiz(JSON.parse(rev.quiz_json) as QuizJson, JSON.parse(s.response_json) as Record<string, unknown>).results;
+      results = (await scoreOnRevision(db, s.quiz_revisionid, JSON.parse(s.response_json) as Record<string, unknown>)).result.results;
     }
     return submission(user, s, results);
   });
