@@ -5,7 +5,7 @@
 // passed, so the check itself is linear in the quiz and bounded by MAX_QUIZ_BYTES.
 import type { FieldError } from '../../http/errors.js';
 
-/** The quiz JSON, measured as JSON text. */
+/** The quiz JSON, measured as JSON text (about: escapes in strings are not counted). */
 export const MAX_QUIZ_BYTES = 256 * 1024;
 /** Nesting of objects and arrays, the quiz object being depth 1 (elements[i].validators[j].text is 5). */
 export const MAX_QUIZ_DEPTH = 8;
@@ -98,7 +98,8 @@ export function checkQuizLimits(json: unknown, field = 'quiz_json'): FieldError[
   while (stack.length) {
     const v = stack.pop()!;
     const { value } = v;
-    bytes += v.key.length + 4;
+    // about the JSON text: a member's key, quotes and colon, a separating comma, the value
+    bytes += (v.parent && typeof v.at === 'string' ? v.at.length + 3 : 0) + 1;
     if (typeof value === 'string') {
       bytes += value.length + 2;
       if (isExpressionKey(v.key)) {
@@ -110,9 +111,12 @@ export function checkQuizLimits(json: unknown, field = 'quiz_json'): FieldError[
         quizTerms += m.terms;
         if (quizTerms > MAX_QUIZ_EXPRESSION_TERMS) return fail(v, 'too_complex', `the quiz's expressions have more than ${MAX_QUIZ_EXPRESSION_TERMS} terms together (reached at ${key}).`);
       }
-    } else if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
-      bytes += 8;
+    } else if (typeof value === 'number') {
+      bytes += String(value).length;
+    } else if (typeof value === 'boolean' || value === null) {
+      bytes += 5;
     } else if (Array.isArray(value) || isObject(value)) {
+      bytes += 2;
       if (v.depth > MAX_QUIZ_DEPTH) return fail(v, 'too_complex', `${v.key.slice(0, 100) || 'the quiz'} nests deeper than ${MAX_QUIZ_DEPTH} levels of objects and arrays.`);
       if (Array.isArray(value)) {
         if (v.depth === 2 && v.key === 'elements' && value.length > MAX_ELEMENTS) return fail(v, 'too_complex', `A quiz holds at most ${MAX_ELEMENTS} elements; this one has ${value.length}.`);
