@@ -8,7 +8,7 @@
 // choices' order, which would make any malformed answer "correct".
 import type { Model, Question } from 'survey-core';
 import { lazyRequire } from '../../lazy-require.js';
-import type { FieldError } from '../../http/errors.js';
+import { unprocessable, type FieldError } from '../../http/errors.js';
 import { checkQuizLimits } from './quizzes.limits.js';
 
 /** survey-core, loaded with the first quiz checked or scored (lazy-require.ts). */
@@ -223,8 +223,12 @@ export class QuizModelCache {
       return found;
     }
     if (found) this.drop(id, found);
+    const json = JSON.parse(text) as QuizJson;
+    // a quiz stored before the limits existed is not scored past them either
+    const beyond = checkQuizLimits(json);
+    if (beyond.length) throw unprocessable(beyond, `Quiz revision ${id} is beyond the quiz limits and cannot be scored: ${beyond[0].message} Import a smaller revision.`);
     this.builds++;
-    const built = Object.assign(scoringModel(JSON.parse(text) as QuizJson), { text });
+    const built = Object.assign(scoringModel(json), { text });
     if (text.length <= this.maxBytes) {
       this.map.set(id, built);
       this.bytes += text.length;

@@ -137,6 +137,22 @@ describe('the largest quiz within the limits', () => {
   });
 });
 
+describe('a quiz stored before the limits', () => {
+  it('is not scored past them: submitting answers 422 naming the element, nothing recorded', async () => {
+    const res = await importing(QUIZ_JSON);
+    const { quizid, quiz_revisionid } = res.json();
+    const guide = await makePublishedGuide(t, author);
+    expect((await t.post('/quizzes/attach/guide', { token: author.token, body: { quizid, guideid: guide.guideid } })).statusCode).toBe(200);
+    const stored = { elements: [radio(0), ...Array.from({ length: 40 }, (_, i) => radio(i + 1, { visibleIf: Array.from({ length: 200 }, (_x, j) => `{q${j % (i + 1)}} = 'c0'`).join(' or ') }))] };
+    await t.db.updateTable('quiz_revisions').set({ quiz_json: JSON.stringify(stored) }).where('quiz_revisionid', '=', quiz_revisionid).execute();
+    const submit = await t.post('/quizzes/sessions/submit', { token: learner.token, body: { quizid, doctype: 'guide', docid: guide.guideid, response_json: JSON.stringify({ q0: 'c0' }) } });
+    expect(submit.statusCode, submit.body.slice(0, 300)).toBe(422);
+    expect(submit.json().errors[0]).toMatchObject({ code: 'too_long', field: 'quiz_json.elements[1].visibleIf' });
+    const sessions = await t.db.selectFrom('quiz_sessions').select('end_date').where('quizid', '=', quizid).execute();
+    expect(sessions.every((s) => s.end_date === null)).toBe(true);
+  });
+});
+
 describe('the model cache', () => {
   it('a kept model scores as a fresh one, whatever it scored before; bounded by count and bytes', () => {
     const json = { elements: [...QUIZ_JSON.elements, { name: 'r', type: 'ranking', choices: ['a', 'b', 'c'], correctAnswer: ['c', 'a', 'b'] }, radio(9, { visibleIf: `{q1} = 'red'` })] } as unknown as QuizJson;
