@@ -10,13 +10,21 @@ import cluster from 'node:cluster';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import { loadConfig, type Config } from './config.js';
+import { loadConfigOrExit, type Config } from './config.js';
+import { databaseProblem } from './db/reachable.js';
 import { openDatabase, requestBounds } from './db/database.js';
 import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
 import { BASE_PATH } from './http/base-path.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
+if (cluster.isPrimary) {
+  const problem = await databaseProblem(config.databaseUrl);
+  if (problem) {
+    process.stderr.write(`configuration: ${problem}\n`);
+    process.exit(78);
+  }
+}
 
 /**
  * Loads the demo site the first time (an empty database), and says how to log in: on stderr,

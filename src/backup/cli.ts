@@ -1,6 +1,6 @@
 // `npm run backup -- DIR` and `npm run restore -- DIR` (docs/operations.md): the site that
 // DATABASE_URL and DATA_DIR name, while it serves; a restore needs both empty.
-import { loadConfig } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { backupSite, restoreSite } from './backup.js';
 
 const [command, dir] = process.argv.slice(2);
@@ -10,7 +10,7 @@ if ((command !== 'backup' && command !== 'restore') || !dir) {
 }
 const progress = (line: string) => process.stderr.write(`${command}: ${line}\n`);
 try {
-  const config = loadConfig();
+  const config = loadConfigOrExit();
   if (command === 'backup') await backupSite(config, dir, progress);
   else await restoreSite(config, dir, progress);
 } catch (err) {
