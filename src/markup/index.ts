@@ -35,6 +35,7 @@ export type { DocMark, DocNode, MarkupRefs, MarkupResolver, ResolvedGuide, Resol
 export { nullResolver, IMAGE_SIZES, IMAGE_ALIGNS } from './types.js';
 export { escapeHtml, escapeOut } from './escape.js';
 export { safeHref } from './urls.js';
+export { sanitizeHtml, RENDERED_HTML } from './sanitize.js';
 export { countSteps, stepsTaken, StepBudgetExceeded } from './steps.js';
 export { plainText } from './plain.js';
 

@@ -1,8 +1,8 @@
 // Who may do what with quizzes: the area's one policy module (src/http/policy.ts).
 //   import, attach, delete: Authors and Admins;
 //   read quizzes, the list, categories: any logged-in user; the answer key (correctAnswer)
-//     only to Authors, Admins and team leads, and to a learner who passed the quiz or used up
-//     their attempts on it;
+//     only to Authors, Admins and team leads, and to a learner who passed that revision of
+//     the quiz or used up their attempts on it;
 //   take a quiz (save, submit): a logged-in user who reads the document it is attached to;
 //   a user's sessions (list, read, cancel): the user and whoever oversees them
 //     (shared/oversight.ts); invalidate all of a user's sessions: whoever oversees them.
@@ -23,12 +23,15 @@ export async function seesEveryAnswerKey(db: Db, user: AuthUser | null): Promise
   return managesQuizzes(user) || leadsAnyTeam(db, user);
 }
 
-/** The quizzes (of those named) a learner passed: their answer key is shown to them. */
-export async function passedQuizzes(db: Db, userid: number, quizids: number[]): Promise<Set<number>> {
-  if (!quizids.length) return new Set();
-  const rows = await db.selectFrom('quiz_sessions').select('quizid').distinct()
-    .where('userid', '=', userid).where('quizid', 'in', quizids).where('passed', '=', 1).where('cancelled', '=', 0).execute();
-  return new Set(rows.map((r) => r.quizid));
+/**
+ * The quiz revisions (of those named) a learner passed: their answer key is shown to them.
+ * Per revision: a pass of an earlier revision shows nothing of a new one.
+ */
+export async function passedRevisions(db: Db, userid: number, revisionids: number[]): Promise<Set<number>> {
+  if (!revisionids.length) return new Set();
+  const rows = await db.selectFrom('quiz_sessions').select('quiz_revisionid').distinct()
+    .where('userid', '=', userid).where('quiz_revisionid', 'in', revisionids).where('passed', '=', 1).where('cancelled', '=', 0).execute();
+  return new Set(rows.map((r) => r.quiz_revisionid));
 }
 
 /** Whether `user` reads the document: wikis are read by anyone; a guide in the language taken. */

@@ -2,7 +2,7 @@
 import type { AuthUser } from '../../http/auth.js';
 import { withoutAnswers, type QuizJson } from './quizzes.scoring.js';
 import type { Quiz, QuizSession } from './quizzes.schemas.js';
-import { passedQuizzes, seesEveryAnswerKey } from './quizzes.access.js';
+import { passedRevisions, seesEveryAnswerKey } from './quizzes.access.js';
 import { usedUpQuizzes } from './quizzes.courses.js';
 import type { Db, QuizWithRevision, SessionRow } from './quizzes.queries.js';
 
@@ -31,13 +31,14 @@ export function quizRecord(q: QuizWithRevision, showAnswers: boolean): Quiz {
 
 /**
  * Quiz records for `viewer`: Authors, Admins and team leads see the answer key; a learner
- * sees it on quizzes they passed, or on which `usedUp` says they used up their attempts.
+ * sees it on the quiz revisions they passed, or on quizzes on which `usedUp` says they used
+ * up their attempts.
  */
 export async function quizRecords(db: Db, viewer: AuthUser | null, quizzes: QuizWithRevision[], usedUp?: Set<number>): Promise<Quiz[]> {
   const all = await seesEveryAnswerKey(db, viewer);
-  const passed = all || !viewer ? new Set<number>() : await passedQuizzes(db, viewer.userid, quizzes.map((q) => q.quiz.quizid));
+  const passed = all || !viewer ? new Set<number>() : await passedRevisions(db, viewer.userid, quizzes.map((q) => q.revision.quiz_revisionid));
   const spent = usedUp ?? (all || !viewer ? new Set<number>() : await usedUpQuizzes(db, viewer.userid, quizzes.map((q) => ({ quizid: q.quiz.quizid, documents: q.documents }))));
-  return quizzes.map((q) => quizRecord(q, all || passed.has(q.quiz.quizid) || spent.has(q.quiz.quizid)));
+  return quizzes.map((q) => quizRecord(q, all || passed.has(q.revision.quiz_revisionid) || spent.has(q.quiz.quizid)));
 }
 
 export function sessionRecord(s: SessionRow): QuizSession {

@@ -12,15 +12,16 @@ import {
   AttachGuideBody, AttachWikiBody, BulkCancelBody, CancelBody, DeleteBody, DeleteResult, GetQuizzesBody, ImportBody, InvalidateResult, ListQuery,
   OneQuery, Quiz, QuizCategory, QuizListEntry, QuizSession, QuizSubmission, SessionBody, SessionsList, SessionsQuery,
 } from './quizzes.schemas.js';
-import { nonMediaCount, scoreQuiz, validateQuizJson, type QuizJson } from './quizzes.scoring.js';
+import { nonMediaCount, validateQuizJson, type QuizJson } from './quizzes.scoring.js';
 import {
   attachedQuizzes, attemptsUsed, findQuiz, findSession, listQuizEntries, listSessions, loadDoc, quizCategories, quizzesWithRevisions, type SessionRow,
 } from './quizzes.queries.js';
 import { managesQuizzes, readsDoc, readsSessionsOf, seesEveryAnswerKey } from './quizzes.access.js';
 import { oversees } from '../shared/oversight.js';
 import { quizRecords, sessionRecord } from './quizzes.records.js';
-import { attachQuiz, cancelSessions, createQuiz, deleteQuizzes, invalidateUserSessions, reviseQuiz, saveSession, submitSession } from './quizzes.service.js';
+import { attachQuiz, cancelSessions, createQuiz, deleteQuizzes, invalidateUserSessions, reviseQuiz, saveSession, scoreOnRevision, submitSession } from './quizzes.service.js';
 import { attemptsLimit } from './quizzes.courses.js';
+import { sanitizeQuizHtml } from './quizzes.html.js';
 
 const TAG = ['Quizzes'];
 const MANAGE = 'Only Authors and Admins import, attach and delete quizzes.';
@@ -46,7 +47,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Import a quiz (SurveyJS JSON), or a new revision of one',
-      description: 'Body: `quiz_json` (`{"title", "elements": [{"name", "type", "title", "choices"?, "correctAnswer"}]}`, validated element by element: a 422 names the element, e.g. `quiz_json.elements[2].correctAnswer`, and the problem), `title` (default `quiz_json.title`), `description`, `passing_score` (percentage, default 70), `category`, `enabled`. With `quizid` and its current `quiz_revisionid` it becomes a new revision of that quiz (409 with the current quiz when the revision moved); sessions keep the revision they were taken on. Authors and Admins. Answers 201 with the quiz, answer key included.',
+      description: 'Body: `quiz_json` (`{"title", "elements": [{"name", "type", "title", "choices"?, "correctAnswer"}]}`, validated element by element: a 422 names the element, e.g. `quiz_json.elements[2].correctAnswer`, and the problem), Limits, checked first: the JSON up to 256 KiB, 200 elements, 100 choices a question, objects nested 8 deep, an expression (`visibleIf`, `enableIf`, `...Expression`, `expression`) up to 1 000 characters, 100 terms and 8 brackets deep, 2 000 expression terms a quiz (422 `too_long` or `too_complex` naming the element). HTML (an `html` element, `completedHtml`) is sanitized to the elements and attributes of rendered wiki HTML. `title` (default `quiz_json.title`), `description`, `passing_score` (percentage, default 70), `category`, `enabled`. With `quizid` and its current `quiz_revisionid` it becomes a new revision of that quiz (409 with the current quiz when the revision moved); sessions keep the revision they were taken on. Authors and Admins. Answers 201 with the quiz, answer key included.',
       body: ImportBody,
       response: { 201: Quiz, ...errorResponses(401, 403, 404, 422) },
     },
@@ -60,7 +61,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     if (!errors.length && !title) errors.push({ field: 'title', code: 'missing_field', message: 'A quiz needs a title (title, or quiz_json.title).' });
     if (b.quizid !== undefined && b.quiz_revisionid === undefined) errors.push({ field: 'quiz_revisionid', code: 'missing_field', message: 'A new revision names the quiz\'s current quiz_revisionid.' });
     if (errors.length) throw unprocessable(errors);
-    const values = { quiz_json: json, title: title.slice(0, 255), description: b.description, passing_score: b.passing_score, category: b.category?.trim(), enabled: b.enabled, non_media_count: nonMediaCount(json) };
+    const values = { quiz_json: sanitizeQuizHtml(json), title: title.slice(0, 255), description: b.description, passing_score: b.passing_score, category: b.category?.trim(), enabled: b.enabled, non_media_count: nonMediaCount(json) };
     let quizid = b.quizid;
     if (quizid === undefined) quizid = await createQuiz(db, clock, user.userid, values);
     else {
@@ -346,8 +347,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     forbiddenUnless(await readsSessionsOf(db, user, s.userid), 'Only the learner, Admins and the learner\'s team leads read a submission.');
     let results: Array<{ name: string; correct: boolean }> | null = null;
     if (s.end_date !== null) {
-      const rev = await db.selectFrom('quiz_revisions').select('quiz_json').where('quiz_revisionid', '=', s.quiz_revisionid).executeTakeFirstOrThrow();
-      results = scoreQuiz(JSON.parse(rev.quiz_json) as QuizJson, JSON.parse(s.response_json) as Record<string, unknown>).results;
+      results = (await scoreOnRevision(db, s.quiz_revisionid, JSON.parse(s.response_json) as Record<string, unknown>)).result.results;
     }
     return submission(user, s, results);
   });

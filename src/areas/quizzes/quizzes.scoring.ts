@@ -8,7 +8,8 @@
 // choices' order, which would make any malformed answer "correct".
 import type { Model, Question } from 'survey-core';
 import { lazyRequire } from '../../lazy-require.js';
-import type { FieldError } from '../../http/errors.js';
+import { unprocessable, type FieldError } from '../../http/errors.js';
+import { checkQuizLimits } from './quizzes.limits.js';
 
 /** survey-core, loaded with the first quiz checked or scored (lazy-require.ts). */
 const surveyCore = lazyRequire<typeof import('survey-core')>('survey-core');
@@ -18,7 +19,6 @@ export const QUESTION_TYPES = ['radiogroup', 'dropdown', 'checkbox', 'tagbox', '
 const MEDIA_TYPES = new Set(['html', 'image']);
 const SINGLE_CHOICE = new Set(['radiogroup', 'dropdown']);
 const MULTI_CHOICE = new Set(['checkbox', 'tagbox', 'ranking']);
-export const MAX_ELEMENTS = 200;
 
 export interface QuizElement {
   name: string;
@@ -38,9 +38,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const choiceValue = (c: unknown): unknown => (isObject(c) ? c.value : c);
 const present = (v: unknown) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
 
-/** Errors of a quiz JSON, each naming its element (`quiz_json.elements[i]...`); empty when it is valid. */
+/**
+ * Errors of a quiz JSON, each naming its element (`quiz_json.elements[i]...`); empty when it
+ * is valid. The limits (quizzes.limits.ts) come first: nothing reaches survey-core past them.
+ */
 export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError[] {
   if (!isObject(json)) return [{ field, code: 'invalid_value', message: 'quiz_json must be an object with an elements array.' }];
+  const beyond = checkQuizLimits(json, field);
+  if (beyond.length) return beyond;
   const errors: FieldError[] = [];
   if (json.title !== undefined && typeof json.title !== 'string') errors.push({ field: `${field}.title`, code: 'invalid_value', message: 'title must be a string.' });
   if (json.pages !== undefined) errors.push({ field: `${field}.pages`, code: 'invalid_value', message: 'A quiz is one page: put its questions in elements, not pages.' });
@@ -49,7 +54,6 @@ export function validateQuizJson(json: unknown, field = 'quiz_json'): FieldError
     errors.push({ field: `${field}.elements`, code: 'missing_field', message: 'elements must be a non-empty array of questions.' });
     return errors;
   }
-  if (elements.length > MAX_ELEMENTS) return [{ field: `${field}.elements`, code: 'invalid_value', message: `A quiz holds at most ${MAX_ELEMENTS} elements.` }];
   const names = new Set<string>();
   elements.forEach((el, i) => {
     const at = `${field}.elements[${i}]`;
@@ -145,22 +149,103 @@ function rankingCorrect(given: unknown, correct: unknown): boolean {
   return Array.isArray(given) && Array.isArray(correct) && given.length === correct.length && given.every((v, i) => String(v) === String(correct[i]));
 }
 
-function quizModel(json: QuizJson, data: Record<string, unknown>): Model {
-  const model = new (surveyCore().Model)(json);
-  model.onIsAnswerCorrect.add((_sender, options) => {
-    const q = (options as unknown as { question: Question }).question;
-    if (q.getType() === 'ranking') options.result = rankingCorrect(data[q.name], q.correctAnswer);
-  });
-  return model;
+/** A survey-core model of a quiz, with the ranking correction; `answers` is read by that correction when scoring. */
+interface ScoringModel {
+  model: Model;
+  answers: Record<string, unknown>;
 }
 
-/** Scores answers (SurveyJS data) against the quiz's correct answers. */
-export function scoreQuiz(json: QuizJson, data: Record<string, unknown>): QuizResult {
-  const model = quizModel(json, data);
-  model.data = data;
-  const correct = model.getCorrectAnswerCount();
-  const questions = model.getQuizQuestionCount();
-  const results = (model.getQuizQuestions() as unknown as Question[]).map((q) => ({ name: q.name, correct: q.correctAnswerCount === q.quizQuestionCount && q.quizQuestionCount > 0 }));
-  const score = questions === 0 ? 100 : Math.round((correct / questions) * 10_000) / 100;
-  return { correct, questions, score, results };
+function scoringModel(json: QuizJson): ScoringModel {
+  const kept: ScoringModel = { model: new (surveyCore().Model)(json), answers: {} };
+  kept.model.onIsAnswerCorrect.add((_sender, options) => {
+    const q = (options as unknown as { question: Question }).question;
+    if (q.getType() === 'ranking') options.result = rankingCorrect(kept.answers[q.name], q.correctAnswer);
+  });
+  return kept;
 }
+
+/**
+ * Scores answers with a model, synchronously (no other scoring sees it meanwhile); setting
+ * `data` replaces every value, so a model scores the same however often it is reused.
+ */
+function scoreWith(kept: ScoringModel, data: Record<string, unknown>): QuizResult {
+  const { model } = kept;
+  kept.answers = data;
+  try {
+    model.data = data;
+    const correct = model.getCorrectAnswerCount();
+    const questions = model.getQuizQuestionCount();
+    const results = (model.getQuizQuestions() as unknown as Question[]).map((q) => ({ name: q.name, correct: q.correctAnswerCount === q.quizQuestionCount && q.quizQuestionCount > 0 }));
+    const score = questions === 0 ? 100 : Math.round((correct / questions) * 10_000) / 100;
+    return { correct, questions, score, results };
+  } finally {
+    kept.answers = {};
+  }
+}
+
+/** Scores answers (SurveyJS data) against the quiz's correct answers, with a model built for this once. */
+export function scoreQuiz(json: QuizJson, data: Record<string, unknown>): QuizResult {
+  return scoreWith(scoringModel(json), data);
+}
+
+/** Models kept per quiz revision, each with the JSON text it was built from. */
+interface KeptModel extends ScoringModel {
+  text: string;
+}
+
+/**
+ * The survey models of the quiz revisions scored lately, kept per process: a model is built
+ * once per revision (revisions never change; the text is compared all the same, so a row
+ * rewritten by a migration or another database's row of the same id is never scored with a
+ * stale model). Bounded by count and by the JSON bytes the models were built from.
+ */
+export class QuizModelCache {
+  private map = new Map<number, KeptModel>();
+  private bytes = 0;
+  builds = 0;
+
+  constructor(readonly maxModels = 200, readonly maxBytes = 32 * 1024 * 1024) {}
+
+  get size() {
+    return this.map.size;
+  }
+
+  /** Scores answers on the revision `quiz_revisionid` whose JSON text is `text`. */
+  score(quiz_revisionid: number, text: string, data: Record<string, unknown>): QuizResult {
+    return scoreWith(this.model(quiz_revisionid, text), data);
+  }
+
+  private model(id: number, text: string): KeptModel {
+    const found = this.map.get(id);
+    if (found && found.text === text) {
+      this.map.delete(id);
+      this.map.set(id, found);
+      return found;
+    }
+    if (found) this.drop(id, found);
+    const json = JSON.parse(text) as QuizJson;
+    // a quiz stored before the limits existed is not scored past them either
+    const beyond = checkQuizLimits(json);
+    if (beyond.length) throw unprocessable(beyond, `Quiz revision ${id} is beyond the quiz limits and cannot be scored: ${beyond[0].message} Import a smaller revision.`);
+    this.builds++;
+    const built = Object.assign(scoringModel(json), { text });
+    if (text.length <= this.maxBytes) {
+      this.map.set(id, built);
+      this.bytes += text.length;
+      for (const [oldId, old] of this.map) {
+        if (this.map.size <= this.maxModels && this.bytes <= this.maxBytes) break;
+        this.drop(oldId, old);
+      }
+    }
+    return built;
+  }
+
+  private drop(id: number, kept: KeptModel) {
+    this.map.delete(id);
+    this.bytes -= kept.text.length;
+    kept.model.dispose();
+  }
+}
+
+/** The process's quiz models (scoring at submit and on reading a submission). */
+export const quizModels = new QuizModelCache();

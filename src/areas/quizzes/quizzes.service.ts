@@ -3,7 +3,7 @@ import { inTx } from '../../db/transactions.js';
 import type { Clock } from '../../clock.js';
 import { conflict, invalidField, unprocessable } from '../../http/errors.js';
 import { lockForTransaction } from '../../db/locks.js';
-import { scoreQuiz, type QuizJson } from './quizzes.scoring.js';
+import { quizModels, type QuizJson, type QuizResult } from './quizzes.scoring.js';
 import { attemptsUsed, findSession, type Db, type QuizDoc, type QuizRow, type SessionRow } from './quizzes.queries.js';
 import { attemptsLimit, completeQuizStages } from './quizzes.courses.js';
 import { selfOverride } from '../shared/oversight.js';
@@ -117,24 +117,45 @@ export async function saveSession(db: Db, clock: Clock, t: SessionTarget): Promi
 /**
  * Submits the answers: the open session (made when there is none) is scored on the server
  * against its quiz revision, closed with `UPDATE ... WHERE open = 1` (rows counted: of two
- * submits one wins) and, when passed, completes the course stages it is attached to.
+ * submits one wins) and, when passed, completes the course stages it is attached to. The
+ * scoring runs before the transaction, on the revision the session is (or will be) on: the
+ * write lock is never held while survey-core works; should the session's revision differ
+ * once inside (another request opened it meanwhile), the answers are scored again on it.
  */
 export async function submitSession(db: Db, clock: Clock, t: SessionTarget, data: Record<string, unknown>): Promise<{ session: SessionRow; results: Array<{ name: string; correct: boolean }> }> {
-  return inTx(db, async (trx) => {
-    await lockForTransaction(trx, sessionLock(t));
-    await checkAttempts(trx, t);
-    const open = await openSession(trx, clock, t);
-    const rev = await trx.selectFrom('quiz_revisions').select(['quiz_json', 'passing_score']).where('quiz_revisionid', '=', open.quiz_revisionid).executeTakeFirstOrThrow();
-    const result = scoreQuiz(JSON.parse(rev.quiz_json) as QuizJson, data);
-    const passed = result.score >= rev.passing_score ? 1 : 0;
-    const now = clock.now();
-    const r = await trx.updateTable('quiz_sessions').set({ end_date: now, score: result.score, passed, open: null, last_modified: now })
-      .where('quiz_sessionid', '=', open.quiz_sessionid).where('open', '=', 1).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) throw invalidField('quizid', 'The session was submitted or cancelled meanwhile.', 'invalid_transition');
-    await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '+', 1) })).where('quizid', '=', open.quizid).execute();
-    if (passed) await completeQuizStages(trx, clock, { userid: t.userid, doctype: open.doctype, docid: open.docid, doc_revisionid: open.doc_revisionid, quiz_sessionid: open.quiz_sessionid, score: result.score });
-    return { session: (await findSession(trx, open.quiz_sessionid))!, results: result.results };
-  });
+  let revisionid = (await findOpenSession(db, t))?.quiz_revisionid ?? t.quiz.quiz_revisionid;
+  for (let tries = 0; ; tries++) {
+    const scored = await scoreOnRevision(db, revisionid, data);
+    const done = await inTx(db, async (trx) => {
+      await lockForTransaction(trx, sessionLock(t));
+      await checkAttempts(trx, t);
+      const open = await openSession(trx, clock, t);
+      if (open.quiz_revisionid !== revisionid) return open.quiz_revisionid;
+      const { result, passing_score } = scored;
+      const passed = result.score >= passing_score ? 1 : 0;
+      const now = clock.now();
+      const r = await trx.updateTable('quiz_sessions').set({ end_date: now, score: result.score, passed, open: null, last_modified: now })
+        .where('quiz_sessionid', '=', open.quiz_sessionid).where('open', '=', 1).executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) throw invalidField('quizid', 'The session was submitted or cancelled meanwhile.', 'invalid_transition');
+      await trx.updateTable('quizzes').set((eb) => ({ sessions_submitted: eb('sessions_submitted', '+', 1) })).where('quizid', '=', open.quizid).execute();
+      if (passed) await completeQuizStages(trx, clock, { userid: t.userid, doctype: open.doctype, docid: open.docid, doc_revisionid: open.doc_revisionid, quiz_sessionid: open.quiz_sessionid, score: result.score });
+      return { session: (await findSession(trx, open.quiz_sessionid))!, results: result.results };
+    });
+    if (typeof done !== 'number') return done;
+    if (tries >= 2) throw invalidField('quizid', 'The session changed while it was being submitted; submit again.', 'invalid_transition');
+    revisionid = done;
+  }
+}
+
+/** The user's open session on the quiz and document, if any (read outside a transaction: a hint that submitSession checks inside). */
+const findOpenSession = (db: Db, t: SessionTarget) => db.selectFrom('quiz_sessions').select('quiz_revisionid')
+  .where('userid', '=', t.userid).where('quizid', '=', t.quiz.quizid).where('doctype', '=', t.doc.doctype).where('docid', '=', t.doc.docid).where('open', '=', 1)
+  .executeTakeFirst();
+
+/** Scores answers on a quiz revision (its model built once and kept: quizzes.scoring.ts). */
+export async function scoreOnRevision(db: Db, quiz_revisionid: number, data: Record<string, unknown>): Promise<{ result: QuizResult; passing_score: number }> {
+  const rev = await db.selectFrom('quiz_revisions').select(['quiz_json', 'passing_score']).where('quiz_revisionid', '=', quiz_revisionid).executeTakeFirstOrThrow();
+  return { result: quizModels.score(quiz_revisionid, rev.quiz_json, data), passing_score: rev.passing_score };
 }
 
 /**

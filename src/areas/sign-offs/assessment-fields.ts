@@ -1,7 +1,7 @@
 // The `stageAssessmentFields` slot (areas/area.ts): the quiz, quiz session, attempts and
 // sign-off fields of the stages of the course assignee user view, for a whole page of
 // stages in a fixed number of queries. The answer key of an attached quiz is left out
-// unless the stage's learner passed that quiz or used up its attempts.
+// unless the stage's learner passed that revision of the quiz or used up its attempts.
 import type { StageAssessmentFields, StageAssessmentFieldValues } from '../area.js';
 import { quizzesWithRevisions } from '../quizzes/quizzes.queries.js';
 import { quizRecord, sessionRecord } from '../quizzes/quizzes.records.js';
@@ -33,7 +33,7 @@ export const stageAssessmentFields: StageAssessmentFields = async (db, config, s
     const mine = quiz ? sessions.filter((x) => x.userid === s.userid && x.quizid === quiz.quiz.quizid && x.doctype === s.doctype && x.docid === s.docid) : [];
     const used = mine.filter((x) => x.end_date !== null).length;
     const remaining = s.assessmenttype === 'quiz' && s.attempts_limit !== null && s.attempts_limit > 0 ? Math.max(0, s.attempts_limit - used) : null;
-    const passed = sessions.some((x) => x.userid === s.userid && x.quizid === quizid && x.passed === 1);
+    const passed = !!quiz && sessions.some((x) => x.userid === s.userid && x.quiz_revisionid === quiz.revision.quiz_revisionid && x.passed === 1);
     const latest = mine[mine.length - 1];
     const signoffIndex = signoffStages.indexOf(s);
     out.set(s.course_stageid, {

@@ -55,6 +55,7 @@ import * as webhooks from './2026_11_24_1100_webhooks.js';
 import * as categoryStamp from './2026_11_24_1400_category_stamp.js';
 import * as teamOwnerIndex from './2026_12_03_1500_team_owner_index.js';
 import * as oversight from './2026_12_04_1100_oversight.js';
+import * as quizHtmlSanitized from './2026_12_04_1200_quiz_html_sanitized.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_2200_guide_row_stamp': guideRowStamp,
   '2026_12_03_1500_team_owner_index': teamOwnerIndex,
   '2026_12_04_1100_oversight': oversight,
+  '2026_12_04_1200_quiz_html_sanitized': quizHtmlSanitized,
 };
