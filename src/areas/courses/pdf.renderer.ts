@@ -1,11 +1,12 @@
 // PDFs are made in a worker thread (node:worker_threads), one at a time, so that a large
 // PDF never holds the event loop: other requests are served while it renders.
-//   - Warm start (PDF_WARM_START): the worker starts with the server and renders a sample,
-//     so that the first PDF does not pay for loading PDFKit and the fonts.
+//   - Warm start (PDF_WARM_START): the worker starts with the server (else with the first
+//     PDF); it renders a sample, loading PDFKit and the fonts, before it takes PDFs.
+//     A worker that fails before it is ready fails the PDFs waiting.
 //   - A bounded queue (PDF_QUEUE_SIZE PDFs waiting beside the one rendering): beyond it,
 //     503 with Retry-After.
-//   - A timeout (PDF_TIMEOUT_MS per PDF): the worker is ended (a new one starts for the next
-//     PDF) and the request answers 503.
+//   - A timeout (PDF_TIMEOUT_MS per PDF, counted from the moment the ready worker takes
+//     it): the worker is ended (a new one starts for the next PDF) and the request answers 503.
 //   - Kept PDFs (PDF_KEPT_MB): the last PDF of each entry, keyed by a hash of everything it
 //     shows and the renderer's version, least recently used dropped first; the same PDF
 //     asked for twice at once is rendered once.
@@ -32,8 +33,6 @@ export interface PdfLimits {
 const RETRY_AFTER_SECONDS = 5;
 const busy = (message: string) => new HttpError(503, 'unavailable', `${message} Try again in ${RETRY_AFTER_SECONDS} seconds.`, undefined, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
-const SAMPLE: WorkLogPdfContent = { entryid: 0, title: 'Warm start', lines: ['Sample'], timings: [{ starttime: 0, endtime: 60, by: 'sample' }], moreTimings: 0, steps: [{ title: 'Step', values: [{ label: 'Field', value: 'x'.repeat(100), by: 'sample', modified: 0 }] }] };
-
 /** tsx's loader API (its ES module: the CommonJS one registers nothing a worker can use). */
 function tsxLoaderUrl(here: string): string {
   if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
@@ -54,6 +53,7 @@ type Job = { id: number; content: WorkLogPdfContent; resolve: (pdf: Buffer) => v
 
 export class PdfRenderer {
   private worker: Worker | null = null;
+  private ready = false;
   private waiting: Job[] = [];
   private current: { job: Job; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
@@ -64,10 +64,9 @@ export class PdfRenderer {
 
   constructor(private limits: PdfLimits) {}
 
-  /** With PDF_WARM_START: the worker starts now and renders a sample (its result unused). */
+  /** With PDF_WARM_START: the worker starts now. */
   start(): void {
-    if (!this.limits.pdfWarmStart || this.closed) return;
-    void this.render(SAMPLE).catch(() => undefined);
+    if (this.limits.pdfWarmStart && !this.closed) this.ensureWorker();
   }
 
   /** The PDF of a work log entry showing `content`: kept, or rendered in the worker. */
@@ -109,7 +108,7 @@ export class PdfRenderer {
 
   private render(content: WorkLogPdfContent): Promise<Buffer> {
     if (this.closed) return Promise.reject(busy('The server is shutting down.'));
-    if (this.current && this.waiting.length >= this.limits.pdfQueueSize) return Promise.reject(busy('Too many PDFs are being made.'));
+    if (this.waiting.length >= this.limits.pdfQueueSize) return Promise.reject(busy('Too many PDFs are being made.'));
     return new Promise<Buffer>((resolve, reject) => {
       this.waiting.push({ id: this.nextId++, content, resolve, reject });
       this.next();
@@ -137,7 +136,12 @@ export class PdfRenderer {
     if (this.worker) return this.worker;
     const worker = startWorker();
     worker.unref();
+    this.ready = false;
     worker.on('message', (m: PdfAnswer) => {
+      if ('ready' in m) {
+        if (this.worker === worker) this.ready = true;
+        return this.next();
+      }
       if (!this.current || this.current.job.id !== m.id) return;
       const { job, timer } = this.current;
       clearTimeout(timer);
@@ -154,6 +158,9 @@ export class PdfRenderer {
         clearTimeout(this.current.timer);
         this.current.job.reject(err);
         this.current = null;
+      } else if (!this.ready) {
+        // It never became ready: starting another would fail the same way.
+        for (const job of this.waiting.splice(0)) job.reject(err);
       }
       this.next();
     };
@@ -164,10 +171,10 @@ export class PdfRenderer {
   }
 
   private next() {
-    if (this.current || this.closed) return;
-    const job = this.waiting.shift();
-    if (!job) return;
+    if (this.current || this.closed || this.waiting.length === 0) return;
     const worker = this.ensureWorker();
+    if (!this.ready) return; // its 'ready' calls next() again
+    const job = this.waiting.shift()!;
     const timer = setTimeout(() => {
       if (this.current?.job !== job) return;
       // Past its time: the worker is ended (its layout cannot be interrupted otherwise).

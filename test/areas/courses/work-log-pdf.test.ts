@@ -90,7 +90,7 @@ describe('the PDF renderer\'s bounds', () => {
       for (let i = 0; i < 4; i++) entries.push((await finishedEntry(t, author, user, `value ${i}`)).entryid);
       const answers = await Promise.all(entries.map((id) => pdfOf(t, user, id)));
       const statuses = answers.map((a) => a.statusCode);
-      expect(statuses.filter((s) => s === 200).length, String(statuses)).toBeGreaterThanOrEqual(2);
+      expect(statuses.filter((s) => s === 200).length, String(statuses)).toBeGreaterThanOrEqual(1);
       const refused = answers.filter((a) => a.statusCode === 503);
       expect(refused.length, String(statuses)).toBeGreaterThanOrEqual(1);
       expect(refused[0].json().code).toBe('unavailable');
