@@ -31,6 +31,7 @@ import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
 import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
 import { BASE_PATH } from './http/base-path.js';
+import { registerLoginAttempts } from './http/login-attempts.js';
 
 export { BASE_PATH };
 
@@ -188,6 +189,7 @@ export async function buildApp(options: BuildAppOptions) {
     errorResponseBuilder: (_req, ctx) =>
       new HttpError(429, 'rate_limited', `Too many attempts; try again in ${Math.ceil(ctx.ttl / 1000)} seconds.`, undefined, undefined, { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) }),
   });
+  registerLoginAttempts(app, config, clock);
   const authenticate = registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
   // One onRequest hook, not three (each is a step of Fastify's runner on every request): the
   // response's headers (a preflight is answered there), who calls, then a NUL in the URL.

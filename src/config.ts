@@ -39,8 +39,22 @@ export interface Config {
   publicUrl: string;
   /** Site languages; the first is the default. */
   languages: string[];
-  /** Login, register and reset attempts per minute per client address. */
+  /** Login, register and reset attempts per minute per client address (logins and trainers' passwords share one count: http/login-attempts.ts). */
   loginRateLimit: number;
+  /** Failed passwords in a row on one account before its attempts are delayed; 0: never. */
+  loginAccountFailures: number;
+  /** The first delay of an account's attempts past those failures, in ms; doubles with each further failure. 0: none. */
+  loginAccountDelayMs: number;
+  /** The longest such delay, in ms (a delay, never a lockout). */
+  loginAccountDelayMaxMs: number;
+  /** Start the PDF renderer's worker thread with the server (else with the first PDF). */
+  pdfWarmStart: boolean;
+  /** PDFs waiting for the renderer; beyond, 503. */
+  pdfQueueSize: number;
+  /** Longest one PDF may render, in ms; then the worker is restarted and the request answers 503. */
+  pdfTimeoutMs: number;
+  /** Memory for rendered PDFs kept per entry, in MB; 0: none kept. */
+  pdfKeptMb: number;
   /** Memory for cached guide records (and a fraction of it for list pages), in MB; 0 turns the cache off. */
   guideCacheMb: number;
   /** Longest a cached guide record or list page is used, in seconds. */
@@ -215,6 +229,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
     languages: languages.length ? languages : ['en'],
     loginRateLimit: int('LOGIN_RATE_LIMIT', env.LOGIN_RATE_LIMIT, 10),
+    loginAccountFailures: int('LOGIN_ACCOUNT_FAILURES', env.LOGIN_ACCOUNT_FAILURES, 5),
+    loginAccountDelayMs: int('LOGIN_ACCOUNT_DELAY_MS', env.LOGIN_ACCOUNT_DELAY_MS, 1_000),
+    loginAccountDelayMaxMs: int('LOGIN_ACCOUNT_DELAY_MAX_MS', env.LOGIN_ACCOUNT_DELAY_MAX_MS, 30_000),
+    pdfWarmStart: bool('PDF_WARM_START', env.PDF_WARM_START, true),
+    pdfQueueSize: Math.max(1, int('PDF_QUEUE_SIZE', env.PDF_QUEUE_SIZE, 8)),
+    pdfTimeoutMs: Math.max(1, int('PDF_TIMEOUT_MS', env.PDF_TIMEOUT_MS, 10_000)),
+    pdfKeptMb: int('PDF_KEPT_MB', env.PDF_KEPT_MB, 32),
     guideCacheMb: int('GUIDE_CACHE_MB', env.GUIDE_CACHE_MB, 80),
     guideCacheTtl,
     adminEmail: env.ADMIN_EMAIL || 'admin@example.com',

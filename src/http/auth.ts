@@ -206,6 +206,9 @@ const ACCESS_TEXT: Record<Access, string> = {
   admin: 'Access: Admins only.',
 };
 
+/** A rate-limited route (@fastify/rate-limit, or the login limiter of login-attempts.ts). */
+const countsAttempts = (config: { rateLimit?: unknown; loginAttempts?: true } | undefined) => Boolean(config?.rateLimit || config?.loginAttempts);
+
 export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock; basePath: string }) {
   app.decorateRequest('user', null);
 
@@ -223,7 +226,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
   };
   // Every API route must say who may call it; the OpenAPI document says it too.
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth && route.config.rateLimit) route.preValidation = [...[route.preValidation ?? []].flat(), checkAccessAfterLimit];
+    if (route.config?.auth && countsAttempts(route.config)) route.preValidation = [...[route.preValidation ?? []].flat(), checkAccessAfterLimit];
     if (!route.url.startsWith(deps.basePath) || route.method === 'HEAD' || (route.schema as any)?.hide) return;
     const access = route.config?.auth;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no config.auth`);
@@ -240,7 +243,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     if (!access) return done(); // not an API route: health checks, docs, unknown paths
     // A rate-limited route's access is checked after its limiter (checkAccessAfterLimit).
     const finish = () => {
-      if (!request.routeOptions.config?.rateLimit) checkAccess(request, access);
+      if (!countsAttempts(request.routeOptions.config)) checkAccess(request, access);
     };
     const token = tokenFrom(request.headers.authorization);
     if (token === null) return done(unauthorized('The Authorization header must be "api <token>".', 'invalid_token'));

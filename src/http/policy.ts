@@ -13,3 +13,11 @@ import { forbidden } from './errors.js';
 export function forbiddenUnless(allowed: boolean, message: string, code?: string): void {
   if (!allowed) throw forbidden(message, code);
 }
+
+/**
+ * A signature (an approval, a sign-off response) is the signer's own act: an Admin's
+ * impersonation token never gives one in the user's name (403 `impersonated`).
+ */
+export function refuseImpersonation(user: { impersonatedBy: number | null }, what: string): void {
+  if (user.impersonatedBy !== null) throw forbidden(`${what} cannot be given through an impersonation token.`, 'impersonated');
+}

@@ -21,6 +21,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'http://test.local',
     passwordHashCost: 4,
     loginRateLimit: 10_000,
+    // No per-account login delay unless a test asks for one (test/areas/sign-offs/credentials.test.ts).
+    loginAccountDelayMs: 0,
+    // The PDF renderer's worker starts with the first PDF, not with every test app.
+    pdfWarmStart: false,
     mediaUploadsPerHour: 10_000,
     jobPollMs: 0,
     // No wait for a pool client is too long in tests: 50 requests at once on a pool of five,

@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Empty, errorResponses } from '../../http/schemas.js';
 import { forbidden, HttpError, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { requireUser, type AuthUser } from '../../http/auth.js';
-import { forbiddenUnless } from '../../http/policy.js';
+import { forbiddenUnless, refuseImpersonation } from '../../http/policy.js';
 import { hashToken, hashPassword, verifyPassword } from '../../http/passwords.js';
 import { likeEscape } from '../../db/helpers.js';
 import { answeringConflict } from '../content/revisions.js';
@@ -271,7 +271,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
   async function sign(user: AuthUser, id: number, body: { status: 'approve' | 'reject'; notes?: string }, method: 'password' | 'token', proof: (request: RequestRow, stageid: number) => Promise<{ ok: boolean; tokenHash?: string }>) {
     const row = await findRequest(db, id);
     if (!row) throw notFound('Approval request');
-    if (user.impersonatedBy !== null) throw forbidden('A signature cannot be given through an impersonation token.', 'impersonated');
+    refuseImpersonation(user, 'A signature');
     if (row.status !== 'pending') throw stateError('request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
     const stage = await db.selectFrom('approval_request_stages').selectAll().where('approval_requestid', '=', id).where('status', '=', 'pending').executeTakeFirst();
     if (!stage) throw stateError('request_closed', 'The request has no stage to sign.');

@@ -9,9 +9,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound } from '../../http/errors.js';
 import { requireUser } from '../../http/auth.js';
-import { forbiddenUnless } from '../../http/policy.js';
+import { forbiddenUnless, refuseImpersonation } from '../../http/policy.js';
 import { hashPassword, verifyPassword } from '../../http/passwords.js';
 import { findUserByLogin } from '../users/users.queries.js';
+import { accountKey } from '../../http/login-attempts.js';
 import { assignedStages } from '../shared/course-status.js';
 import {
   AssessmentParam, PasswordBody, RequestBody, RequestParam, ResponseBody, Signer, SignersBody, SignoffRequest, SignoffToken, UserParam,
@@ -27,7 +28,6 @@ const TAG = ['Course stage sign-offs'];
 export async function signoffsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
-  const limited = { max: config.loginRateLimit, timeWindow: 60_000 };
   const dummyHash = await hashPassword('no such trainer', config.passwordHashCost);
 
   async function oneRecord(id: number) {
@@ -129,7 +129,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Respond to a sign-off request',
-      description: 'Body `{"signoff_requestid", "response_value": "pass" | "fail", "response_feedback", "work_log_entryid"?, "signoff_token"?}`. A member of the signer team (not the trainee; the trainer asked, when one was) answers; feedback is required (422 naming `response_feedback`). Over the shoulder: the trainee\'s device sends the `signoff_token` that initializeViaPassword answered; it is used up by this response, authorizes only this request, and the response is in the trainer\'s name (403 `invalid_signoff_token` when expired, used or made for another request). The response is kept with who, when, and the work log entry; the stage is not completed yet (the trainee acknowledges). An answered or cancelled request is a 422. Answers the request.',
+      description: 'Body `{"signoff_requestid", "response_value": "pass" | "fail", "response_feedback", "work_log_entryid"?, "signoff_token"?}`. A member of the signer team (not the trainee; the trainer asked, when one was) answers; feedback is required (422 naming `response_feedback`). Over the shoulder: the trainee\'s device sends the `signoff_token` that initializeViaPassword answered; it is used up by this response, authorizes only this request, and the response is in the trainer\'s name (403 `invalid_signoff_token` when expired, used or made for another request). The response is kept with who, when, and the work log entry; the stage is not completed yet (the trainee acknowledges). An answered or cancelled request is a 422. A response is the trainer\'s own act: through an impersonation token (the caller\'s), 403 `impersonated`. Answers the request.',
       body: ResponseBody,
       // A transition of the request (answered once): the reliability suites race it as one.
       'x-transition': true,
@@ -137,6 +137,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const user = requireUser(request);
+    refuseImpersonation(user, 'A sign-off response');
     const b = request.body;
     const feedback = b.response_feedback.trim();
     if (!feedback) throw invalidField('response_feedback', 'Feedback is required.', 'missing_field');
@@ -189,26 +190,35 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/courses/stage-sign-offs/responses/:signoff_requestid/initializeViaPassword', {
-    config: { auth: 'user', rateLimit: limited },
+    config: { auth: 'user', loginAttempts: true },
     schema: {
       tags: TAG,
       summary: 'Start an over-the-shoulder sign-off',
-      description: `On the trainee's device (the trainee's token), the trainer types their \`login\` (e-mail address or unique username) and \`password\`. Wrong credentials are a 403 \`invalid_credentials\` that does not say which was wrong; rate limited like logging in (429). The trainer must be allowed to answer this request (403 otherwise) and it must be unanswered (422). Answers a single-use \`signoff_token\`, valid ${SIGNOFF_TOKEN_TTL / 60} minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with \`signoff_token\`); it is stored hashed.`,
+      description: `On the trainee's device (the trainee's token), the trainer types their \`login\` (e-mail address or unique username) and \`password\`. The request is checked first (the caller's, unanswered: 422 otherwise); then a login that is not an enabled trainer allowed to answer this request is answered exactly as a wrong password, after the same work: 403 \`invalid_credentials\`, not saying which was wrong. Counted by the login limiter like POST /user/token (one count per client address, 429 \`rate_limited\`; a growing delay per trainer account, 429 \`login_delayed\`). Through an impersonation token: 403 \`impersonated\`. Answers a single-use \`signoff_token\`, valid ${SIGNOFF_TOKEN_TTL / 60} minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with \`signoff_token\`); it is stored hashed.`,
       params: RequestParam,
       body: PasswordBody,
       response: { 200: SignoffToken, ...errorResponses(401, 403, 404, 422, 429) },
     },
   }, async (request) => {
     const user = requireUser(request);
+    refuseImpersonation(user, 'A sign-off response');
     const r = await existingRequest(request.params.signoff_requestid);
     forbiddenUnless(r.userid_requestor === user.userid, 'An over-the-shoulder sign-off starts on the trainee\'s device.');
-    const trainer = await findUserByLogin(db, request.body.login);
+    if (r.is_cancelled || r.response_value !== null) throw invalidField('signoff_requestid', `Sign-off request ${r.signoff_requestid} is cancelled or answered already.`, 'invalid_transition');
+    // Whether the login may answer is decided before its password is looked at, and a login
+    // that may not is verified against the dummy hash: the answer and its time say nothing
+    // about whether some account's password was right.
+    const found = await findUserByLogin(db, request.body.login);
+    const trainer = found && found.enabled && !(found.banned > 0) && (await mayRespond(db, found.userid, r)) ? found : null;
+    const account = accountKey(request.body.login, found);
+    app.loginAttempts.beforeVerify(account);
     const ok = await verifyPassword(request.body.password, trainer?.password_hash || dummyHash);
     // 403, not 401: the caller's own token is fine; the trainer's credentials are not.
-    if (!trainer || !ok) throw forbidden('The trainer\'s login or password is incorrect.', 'invalid_credentials');
-    if (!trainer.enabled || trainer.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
-    forbiddenUnless(await mayRespond(db, trainer.userid, r), 'This trainer may not answer this sign-off request.');
-    if (r.is_cancelled || r.response_value !== null) throw invalidField('signoff_requestid', `Sign-off request ${r.signoff_requestid} is cancelled or answered already.`, 'invalid_transition');
+    if (!trainer || !ok) {
+      app.loginAttempts.failed(account);
+      throw forbidden('The trainer\'s login or password is incorrect.', 'invalid_credentials');
+    }
+    app.loginAttempts.succeeded(account);
     const { token, expires_at } = await issueSignoffToken(db, clock, r.signoff_requestid, trainer.userid);
     return { signoff_token: token, signoff_requestid: r.signoff_requestid, userid_signer: trainer.userid, expires_at };
   });

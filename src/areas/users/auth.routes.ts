@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Empty, Id } from '../../http/schemas.js';
 import { forbidden, HttpError, invalidField, missingField, notFound, unauthorized } from '../../http/errors.js';
 import { hashToken, hashPassword, verifyPassword } from '../../http/passwords.js';
+import { accountKey } from '../../http/login-attempts.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { AppIdHeader, Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
 import { findUser, findUserByLogin } from './users.queries.js';
@@ -35,11 +36,11 @@ export async function authRoutes(fastify: FastifyInstance) {
   }
 
   app.post('/user/token', {
-    config: { auth: 'none', rateLimit: limited },
+    config: { auth: 'none', loginAttempts: true },
     schema: {
       tags: TAG,
       summary: 'Log in: create a token from credentials',
-      description: 'Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Wrong credentials answer 401 without saying which was wrong. Rate limited per client address (429 with Retry-After).',
+      description: 'Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Wrong credentials answer 401 without saying which was wrong. Rate limited per client address, one count with the trainers\' passwords of initializeViaPassword (429 `rate_limited` with Retry-After), and per account: after LOGIN_ACCOUNT_FAILURES wrong passwords in a row, each next attempt waits a growing delay (429 `login_delayed` with Retry-After before it ends).',
       body: Type.Object({
         email: Type.Optional(Type.String({ maxLength: 254 })),
         login: Type.Optional(Type.String({ maxLength: 254 })),
@@ -53,8 +54,14 @@ export async function authRoutes(fastify: FastifyInstance) {
     const login = request.body.email ?? request.body.login;
     if (!login) throw missingField('email');
     const user = await findUserByLogin(db, login);
+    const account = accountKey(login, user);
+    app.loginAttempts.beforeVerify(account);
     const ok = await verifyPassword(request.body.password, user?.password_hash ?? dummyHash);
-    if (!user || !ok) throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+    if (!user || !ok) {
+      app.loginAttempts.failed(account);
+      throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+    }
+    app.loginAttempts.succeeded(account);
     if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
     // The version read with the hash just checked: a password change committed meanwhile ends this token.
     return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version }));
