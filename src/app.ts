@@ -15,7 +15,7 @@ import { answerConditionally } from './http/conditional.js';
 import { formatOutput } from './http/output.js';
 import { digitStringsToIntegers, nulInUrl, registerBodyParsers, registerBodyTextGuard } from './http/body.js';
 import { registerAuth } from './http/auth.js';
-import { registerNotFound } from './http/routing.js';
+import { registerNotFound, registerShadowedMethods } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
@@ -204,6 +204,7 @@ export async function buildApp(options: BuildAppOptions) {
     await app.register(area.routes, { prefix: BASE_PATH });
     if (area.publicRoutes) await app.register(area.publicRoutes);
   }
+  registerShadowedMethods(app);
 
   app.addHook('onClose', async () => {
     // Cancels the jobs in hand (their programs are killed with their process groups)...
