@@ -13,9 +13,9 @@ import { systemClock, type Clock } from './clock.js';
 import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
 import { answerConditionally } from './http/conditional.js';
 import { formatOutput } from './http/output.js';
-import { digitStringsToIntegers, nulInUrl, registerBodyParsers, registerBodyTextGuard } from './http/body.js';
+import { caseInsensitiveEnumsOf, digitStringsToIntegers, nulInUrl, registerBodyParsers, registerBodyTextGuard } from './http/body.js';
 import { registerAuth } from './http/auth.js';
-import { registerNotFound } from './http/routing.js';
+import { registerNotFound, registerShadowedMethods } from './http/routing.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOps } from './http/ops.js';
 import { connectionOptions } from './http/connections.js';
@@ -139,7 +139,19 @@ export async function buildApp(options: BuildAppOptions) {
   const ajvBody = makeAjv('body');
   const ajvOther = makeAjv('other');
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return withFiniteNumbers(ajvOther.compile(schema));
+    if (httpPart !== 'body') {
+      const checked = withFiniteNumbers(ajvOther.compile(schema));
+      const normalise = caseInsensitiveEnumsOf(schema as Record<string, unknown>);
+      if (!normalise) return checked;
+      const withCase = (data: unknown) => {
+        normalise(data);
+        const ok = checked(data);
+        withCase.errors = checked.errors;
+        return ok;
+      };
+      withCase.errors = null as typeof checked.errors;
+      return withCase;
+    }
     const validate = ajvBody.compile(schema);
     // Ids sent as strings of digits are read as the integers the schema takes.
     const withDigits = (data: unknown) => {
@@ -206,6 +218,7 @@ export async function buildApp(options: BuildAppOptions) {
     await app.register(area.routes, { prefix: BASE_PATH });
     if (area.publicRoutes) await app.register(area.publicRoutes);
   }
+  registerShadowedMethods(app);
 
   app.addHook('onClose', async () => {
     // Cancels the jobs in hand (their programs are killed with their process groups)...

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyInstance, FastifyRequest, HTTPMethods, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import sjson from 'secure-json-parse';
 import { HttpError, invalidField } from './errors.js';
+import { CASE_INSENSITIVE } from './schemas.js';
 
 export function parseJsonBody(body: string): unknown {
   if (body.trim() === '') return undefined;
@@ -73,23 +74,56 @@ function branch(schema: Schema, type: 'object' | 'array'): Schema | undefined {
  * Ids sent as strings: clients of this API's lineage send every id in a JSON body as a
  * string (`{"guideid": "1"}`). Wherever the body's schema takes an integer and not a
  * string, a string of digits that is a safe integer becomes that integer before
- * validation; anything else is left for the validator to refuse (422). Iterative: bodies
- * may be deep.
+ * validation; anything else is left for the validator to refuse (422). Enum values of a
+ * `CaseInsensitiveEnum` become the documented case too.
  */
 export function digitStringsToIntegers(schema: Schema, body: unknown): void {
-  const stack: Array<[Schema, unknown]> = [[schema, body]];
+  rewriteStrings(schema, body, (sub, x) => {
+    if (DIGITS.test(x) && Number.isSafeInteger(Number(x))) {
+      const types = typesOf(sub);
+      if (types.has('integer') && !types.has('string')) return Number(x);
+    }
+    const values = caseInsensitiveValues(sub);
+    return values ? canonicalCase(values, x) : x;
+  });
+}
+
+/**
+ * Query and path parameters: enum values in any case become the documented case before
+ * validation (a body gets this in `digitStringsToIntegers`). Null when the schema has no
+ * such enum, so that other routes pay nothing.
+ */
+export function caseInsensitiveEnumsOf(schema: Schema): ((data: unknown) => void) | null {
+  if (!JSON.stringify(schema).includes(CASE_INSENSITIVE)) return null;
+  return (data) => rewriteStrings(schema, data, (sub, x) => {
+    const values = caseInsensitiveValues(sub);
+    return values ? canonicalCase(values, x) : x;
+  });
+}
+
+function caseInsensitiveValues(sub: Schema): readonly string[] | undefined {
+  if (sub[CASE_INSENSITIVE] && Array.isArray(sub.enum)) return sub.enum;
+  for (const k of ['anyOf', 'oneOf'] as const) for (const s of sub[k] ?? []) if (s[CASE_INSENSITIVE] && Array.isArray(s.enum)) return s.enum;
+  return undefined;
+}
+
+function canonicalCase(values: readonly string[], x: string): string {
+  if (values.includes(x)) return x;
+  const lower = x.toLowerCase();
+  return values.find((v) => v.toLowerCase() === lower) ?? x;
+}
+
+/** Walks the data along its schema and replaces each string by what `rewrite` makes of it. Iterative: bodies may be deep. */
+function rewriteStrings(schema: Schema, data: unknown, rewrite: (sub: Schema, x: string) => unknown): void {
+  const stack: Array<[Schema, unknown]> = [[schema, data]];
   while (stack.length) {
     const [s, v] = stack.pop()!;
     if (!Array.isArray(v) && !isData(v)) continue;
     const slot = (sub: Schema | undefined, holder: any, key: string | number) => {
       if (!sub || typeof sub !== 'object') return;
       const x = holder[key];
-      if (typeof x === 'string') {
-        if (DIGITS.test(x) && Number.isSafeInteger(Number(x))) {
-          const types = typesOf(sub);
-          if (types.has('integer') && !types.has('string')) holder[key] = Number(x);
-        }
-      } else if (x !== null && typeof x === 'object') stack.push([sub, x]);
+      if (typeof x === 'string') holder[key] = rewrite(sub, x);
+      else if (x !== null && typeof x === 'object') stack.push([sub, x]);
     };
     if (Array.isArray(v)) {
       const arr = branch(s, 'array');

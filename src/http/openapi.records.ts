@@ -24,7 +24,7 @@ import { Quiz, QuizCategory, QuizJson, QuizListEntry, QuizSession, QuizSessionEn
 import { Signer, Signoff, SignoffRequest, SignoffTeam, SignoffToken } from '../areas/sign-offs/signoffs.schemas.js';
 import { CourseAssigneesRatings, GuideAssignee, GuideAssigneesRatings, SkillBreakdown, SkillsMatrix, SkillWeights, SupervisorRating, TeamCourse } from '../areas/skills/skills.schemas.js';
 import {
-  AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course,
+  AssigneeDetail, AssigneeStage, AssigneeTeam, AssigneeUser, AssignmentDetails, AssignmentSource, BulkChange, CompletionDetail, CompletionRow, Course, CourseCreated,
   CourseAssignment, CourseStage, IndividualSummary, LastCompletion, StageChange, StageCompletionResult, TeamSummary as CourseTeamSummary, UserCompletionStatus, UserStage,
 } from '../areas/courses/courses.schemas.js';
 import { CommitResult, ImportProgress, ModuleImport, ModuleUsage, PlayerData, TrainingModule } from '../areas/training-modules/modules.schemas.js';
@@ -50,7 +50,7 @@ export const RECORDS: Record<string, TSchema> = {
   Quiz, QuizJson, QuizListEntry, QuizCategory, QuizSession, QuizSessionEntry, QuizSubmission,
   Signoff, SignoffRequest, SignoffTeam, Signer, SignoffToken,
   SkillWeights, SupervisorRating, SkillBreakdown, SkillsMatrix, TeamCourse, CourseAssigneesRatings, GuideAssigneesRatings, GuideAssignee,
-  Course, CourseStage, CourseLastCompletion: LastCompletion, CourseUserStage: UserStage, CourseUserCompletionStatus: UserCompletionStatus, CourseAssignment,
+  Course, CourseCreated, CourseStage, CourseLastCompletion: LastCompletion, CourseUserStage: UserStage, CourseUserCompletionStatus: UserCompletionStatus, CourseAssignment,
   CourseAssigneeUser: AssigneeUser, CourseAssigneeTeam: AssigneeTeam, CourseAssigneeStage: AssigneeStage, CourseAssigneeDetail: AssigneeDetail,
   CourseCompletion: CompletionRow, CourseCompletionDetail: CompletionDetail, CourseStageChange: StageChange, CourseBulkChange: BulkChange,
   CourseStageCompletionResult: StageCompletionResult, CourseIndividualSummary: IndividualSummary, CourseTeamSummary, CourseAssignmentSource: AssignmentSource,

@@ -7,6 +7,18 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/** The marker of `CaseInsensitiveEnum`: a value in any case is the enum's value in its documented case. */
+export const CASE_INSENSITIVE = 'x-case-insensitive';
+
+/**
+ * A string enum that takes its values in any case (`GUIDE` for `guide`): the value becomes the
+ * documented case before validation (http/body.ts), so handlers, storage and answers see only
+ * that. For enums the specification's clients send.
+ */
+export function CaseInsensitiveEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return StringEnum(values, { [CASE_INSENSITIVE]: true, ...options });
+}
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Order = StringEnum(['ASC', 'DESC'] as const, { description: 'Ordering by the resource identifier.' });

@@ -12,7 +12,7 @@ import { forbiddenUnless } from '../../http/policy.js';
 import { likeEscape } from '../../db/helpers.js';
 import { answeringConflict } from '../content/revisions.js';
 import { guideRowReadable } from '../shared/guide-access.js';
-import { Course, CourseCreate, CourseListQuery, CoursePatch, RevisionQuery, type StageInput } from './courses.schemas.js';
+import { Course, CourseCreate, CourseCreated, CourseListQuery, CoursePatch, RevisionQuery, type StageInput } from './courses.schemas.js';
 import { findCourse } from './courses.queries.js';
 import { courseRecords } from './courses.records.js';
 import { managesCourses, readsUser } from './courses.access.js';
@@ -91,9 +91,9 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'Create a course (extension)',
-      description: 'Authors and Admins. Body: `title`, `contents` (wiki syntax), optionally `publish_date`, `enabled`, `stages` ([{doctype, docid, strictness, frequency_quantity, frequency_unit, assessment fields}], in order). Each document must exist and be readable by the caller. Answers 201 with the course (namespace COURSE).',
+      description: 'Authors and Admins. Body: `title`, `contents` (wiki syntax), optionally `publish_date`, `enabled`, `stages` ([{doctype, docid, strictness, frequency_quantity, frequency_unit, assessment fields}], in order). Each document must exist and be readable by the caller. Answers 201 with the course (namespace COURSE) and `courseid`, equal to `wikiid`.',
       body: CourseCreate,
-      response: { 201: Course, ...errorResponses(401, 403, 422) },
+      response: { 201: CourseCreated, ...errorResponses(401, 403, 422) },
     },
   }, async (request, reply) => {
     const user = requireUser(request);
@@ -103,7 +103,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (stages.some((s) => s.course_stageid != null)) throw unprocessable([{ field: 'stages[0].course_stageid', code: 'invalid_value', message: 'A new course has no stages to keep.' }]);
     await checkStages(user, stages, null);
     const wikiid = await createCourse(db, clock, config, user.userid, { title: b.title.trim(), contents: b.contents, publish_date: b.publish_date ?? null, enabled: b.enabled }, stages);
-    return reply.status(201).send(await record(wikiid, user));
+    return reply.status(201).send({ ...(await record(wikiid, user)), courseid: wikiid });
   });
 
   app.get('/courses', {

@@ -4,7 +4,7 @@
 // (start, complete, invalidate, summaries, completion views, sources, details) follow the
 // style of the documented ones and are named in src/http/openapi.records.ts.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, Nullable, StringEnum, Timestamp, TimestampParam } from '../../http/schemas.js';
+import { CaseInsensitiveEnum, Id, Nullable, StringEnum, Timestamp, TimestampParam } from '../../http/schemas.js';
 import { GuideDocument, Flag } from '../guides/guides.schemas.js';
 import { ImageObject } from '../../http/schemas.js';
 import { FREQUENCY_UNITS } from '../shared/course-status.js';
@@ -16,7 +16,7 @@ export const COURSE_ORDERBY = ['title', 'status', 'stages_count', 'modified_date
 export const MAX_STAGES = 100;
 export const MAX_LIST = 100;
 
-const Doctype = StringEnum(COURSE_DOCTYPES, { description: 'guide, wiki or external_training_module.' });
+const Doctype = CaseInsensitiveEnum(COURSE_DOCTYPES, { description: 'guide, wiki or external_training_module.' });
 const StatusText = StringEnum(['Not Started', 'In Progress', 'Completed'] as const);
 
 export const LastCompletion = Type.Object({
@@ -81,6 +81,12 @@ export const Course = Type.Object({
   completionPercent: Type.Integer({ description: 'Share of the active assignees who completed it, 0 to 100.' }),
   viewUrl: Type.String(),
 }, { description: 'A course (namespace COURSE).' });
+
+/** POST /courses answers the course with `courseid` too: the name some clients read the id by. */
+export const CourseCreated = Type.Object({
+  ...Course.properties,
+  courseid: Type.Integer({ description: 'Equal to `wikiid`.' }),
+}, { description: 'The course created, with `courseid` (equal to `wikiid`).' });
 
 export const UserStage = Type.Object({
   course_stageid: Type.Integer(),

@@ -3,7 +3,7 @@
 // ones (ids named <thing>id, UNIX timestamps, user and team summaries) and are named in
 // src/http/openapi.records.ts.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
+import { CaseInsensitiveEnum, Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 import { UserSummary } from '../users/users.schemas.js';
 import { TeamSummary } from '../teams/teams.schemas.js';
 
@@ -15,7 +15,7 @@ export const STATUSES = ['scheduled', 'due', 'overdue'] as const;
 export const MAX_DOCUMENTS = 100;
 export const MAX_REVIEWERS = 50;
 
-export const Doctype = StringEnum(DOCTYPES, { description: 'guide or wiki.' });
+export const Doctype = CaseInsensitiveEnum(DOCTYPES, { description: 'guide or wiki.' });
 
 export const ReviewSchedule = Type.Object({
   prsid: Type.Integer(),

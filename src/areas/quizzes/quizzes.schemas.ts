@@ -1,9 +1,9 @@
 // Schemas of the quizzes area: bodies, parameters and the records it answers.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
+import { CaseInsensitiveEnum, Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 import { QUESTION_TYPES } from './quizzes.scoring.js';
 
-export const QuizDoctype = StringEnum(['guide', 'wiki'] as const, { description: 'guide or wiki.' });
+export const QuizDoctype = CaseInsensitiveEnum(['guide', 'wiki'] as const, { description: 'guide or wiki.' });
 export type QuizDoctype = Static<typeof QuizDoctype>;
 const Flag = Type.Integer({ minimum: 0, maximum: 1, description: '0 or 1.' });
 

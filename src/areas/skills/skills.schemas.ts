@@ -1,6 +1,6 @@
 // Schemas of the skills area. Ratings are 0 to 1 (the UI shows 0 to 4, untrained to expert).
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
+import { CaseInsensitiveEnum, Id, Nullable, OffsetLimit, StringEnum, Timestamp } from '../../http/schemas.js';
 
 const Unit = (description?: string) => Type.Number({ minimum: 0, maximum: 1, ...(description ? { description } : {}) });
 const group = <K extends string>(names: readonly K[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Unit()])) as Record<K, ReturnType<typeof Unit>>, { additionalProperties: false });
@@ -12,7 +12,7 @@ export const SkillWeights = Type.Object({
 }, { description: 'Weights by group; each group\'s values sum to 1.' });
 export const WeightsPut = Type.Partial(SkillWeights, { additionalProperties: false, description: 'The groups to change (each whole; its values summing to 1 within 0.001); omitted groups are unchanged.' });
 
-export const Doctype = StringEnum(['guide', 'wiki'] as const);
+export const Doctype = CaseInsensitiveEnum(['guide', 'wiki'] as const);
 export const SupervisorRating = Type.Object({
   userid: Type.Integer(), doctype: Doctype, docid: Type.Integer(), rating: Unit('0 to 1.'), rated_by: Nullable(Type.Integer()),
   self_override: Type.Boolean({ description: 'An Admin\'s rating of themself (only Admins act on their own account).' }), date: Timestamp,

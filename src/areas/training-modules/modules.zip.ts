@@ -12,6 +12,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { declaresEntities } from './modules.manifest.js';
 
 export interface PackageLimits {
   moduleMaxUnpackedBytes: number;
@@ -81,7 +82,18 @@ async function walkEntries(zip: ZipFile, each: (entry: Entry) => Promise<void> |
   });
 }
 
-/** Reads the central directory and refuses what it shows to be unsafe. */
+/** The manifest's size up to which the upload reads it (the import job refuses a larger one). */
+const MANIFEST_SCAN_BYTES = 1024 * 1024;
+
+/** One entry's bytes (its declared size is checked by yauzl: `validateEntrySizes`). */
+async function readEntry(zip: ZipFile, entry: Entry): Promise<Buffer> {
+  const stream = await new Promise<NodeJS.ReadableStream>((res, rej) => zip.openReadStream(entry, (err, s) => (err ? rej(err) : res(s))));
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads the central directory (and the manifest) and refuses what they show to be unsafe. */
 export async function scanPackage(path: string, limits: PackageLimits): Promise<ScannedPackage> {
   let zip: ZipFile;
   try {
@@ -95,7 +107,7 @@ export async function scanPackage(path: string, limits: PackageLimits): Promise<
     let totalBytes = 0;
     let totalCompressed = 0;
     try {
-      await walkEntries(zip, (entry) => {
+      await walkEntries(zip, async (entry) => {
         const name = safeEntryName(entry.fileName);
         if (name === null) throw new PackageRefused('unsafe_path', `The entry "${entry.fileName.slice(0, 200)}" would be written outside the package.`);
         const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
@@ -108,6 +120,10 @@ export async function scanPackage(path: string, limits: PackageLimits): Promise<
           throw new PackageRefused('compression_ratio', `The entry "${name}" declares a compression ratio above ${limits.moduleMaxRatio}.`);
         }
         entries.push({ name, size: entry.uncompressedSize, compressed: entry.compressedSize, directory: name.endsWith('/') });
+        // Refused here, at the upload, rather than by the import job.
+        if (name === MANIFEST && entry.uncompressedSize <= MANIFEST_SCAN_BYTES && declaresEntities((await readEntry(zip, entry)).toString('utf8'))) {
+          throw new PackageRefused('manifest_entities', `${MANIFEST} declares entities in its DOCTYPE; a manifest may not.`);
+        }
       });
     } catch (err) {
       if (err instanceof PackageRefused) throw err;

@@ -24,9 +24,9 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_SCHEDULE.length + 1;
 const MAX_RETRY_AFTER = 24 * 3600;
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** The body sent: the original's shape. */
-export function deliveryBody(config: Config, event: { title: string; description: string; data: unknown }): string {
-  return JSON.stringify({ title: event.title, description: event.description, siteName: config.siteName, siteDomain: new URL(config.publicUrl).host, data: event.data ?? null });
+/** The body sent: the original's shape, and `event`, the event's key (receivers tell events apart by it, not by the title). */
+export function deliveryBody(config: Config, eventKey: string, event: { title: string; description: string; data: unknown }): string {
+  return JSON.stringify({ title: event.title, description: event.description, siteName: config.siteName, siteDomain: new URL(config.publicUrl).host, data: event.data ?? null, event: eventKey });
 }
 
 /** `Retry-After` as seconds from now (delta-seconds or an HTTP date, against the wall clock), or null. */
@@ -45,11 +45,13 @@ interface Outcome {
   retryAfter: number | null;
 }
 
-async function send(config: Config, url: string, secret: string | null, deliveryid: number, body: string): Promise<Outcome> {
+async function send(config: Config, url: string, secret: string | null, deliveryid: number, eventKey: string, body: string): Promise<Outcome> {
   if (secret === null) return { statusCode: null, error: 'The signing key cannot be read (the server key changed): set the subscription\'s secretKey again.', retryAfter: null };
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'ContentPlatform-Webhooks/1.0',
+    // A routing hint; the signed copy is the body's `event`.
+    'webhook-event': eventKey,
     ...signedHeaders(secret, String(deliveryid), body, Math.floor(Date.now() / 1000)),
   };
   try {
@@ -68,7 +70,7 @@ export async function deliverOnce(db: Kysely<Database>, clock: Clock, config: Co
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_subscriptions as s', 's.subscriptionid', 'd.subscriptionid')
-    .select(['d.deliveryid', 'd.subscriptionid', 'd.event', 'd.request_body', 'd.status', 'd.attempts', 's.url', 's.enabled', 's.secret_sealed'])
+    .select(['d.deliveryid', 'd.subscriptionid', 'd.event_key', 'd.event', 'd.request_body', 'd.status', 'd.attempts', 's.url', 's.enabled', 's.secret_sealed'])
     .where('d.deliveryid', '=', job.deliveryid)
     .executeTakeFirst();
   if (!row) return; // its subscription was deleted
@@ -78,8 +80,9 @@ export async function deliverOnce(db: Kysely<Database>, clock: Clock, config: Co
     if (row.status === 'pending') await db.updateTable('webhook_deliveries').set({ status: 'cancelled', modified_date: clock.now() }).where('deliveryid', '=', row.deliveryid).where('status', '=', 'pending').execute();
     return;
   }
-  const body = row.request_body ?? deliveryBody(config, JSON.parse(row.event));
-  const outcome = await send(config, row.url, openSecret(config, row.secret_sealed), row.deliveryid, body);
+  // A delivery sent before is sent again as it was (and stays logged so).
+  const body = row.request_body ?? deliveryBody(config, row.event_key, JSON.parse(row.event));
+  const outcome = await send(config, row.url, openSecret(config, row.secret_sealed), row.deliveryid, row.event_key, body);
   const ok = outcome.error === null;
   const gone = outcome.statusCode === 410;
 

@@ -36,6 +36,9 @@ async function delivered(): Promise<Array<{ body: any; headers: Received['header
     const { payload } = await jwtVerify(String(r.headers['x-webhook-secret']), new TextEncoder().encode(SECRET), { algorithms: ['HS256'] });
     expect(payload.body_sha256).toBe(createHash('sha256').update(r.body).digest('hex'));
     expect(payload.jti).toBe(r.headers['webhook-id']);
+    // The event's key, in the signed body and as a header (issue 62, item 6).
+    expect(JSON.parse(r.body).event).toMatch(/^[A-Za-z]+\.[A-Za-z]+$/);
+    expect(r.headers['webhook-event']).toBe(JSON.parse(r.body).event);
     out.push({ body: JSON.parse(r.body), headers: r.headers });
   }
   return out;

@@ -163,7 +163,9 @@ describe('delivery', () => {
     expect(method).toBe('POST');
     expect(url).toBe('/hook');
     expect(headers['content-type']).toBe('application/json');
-    expect(JSON.parse(body)).toEqual({ title: 'Guide Published', description: 'A guide was released.', siteName: 'Test Site', siteDomain: 'test.local', data: { entryid: 5, status: 'paused' } });
+    // The documented fields, and the event's key (issue 62, item 6): signed with the body, and a header to route by.
+    expect(JSON.parse(body)).toEqual({ title: 'Guide Published', description: 'A guide was released.', siteName: 'Test Site', siteDomain: 'test.local', data: { entryid: 5, status: 'paused' }, event: 'WorkLog.StatusChanged' });
+    expect(headers['webhook-event']).toBe('WorkLog.StatusChanged');
 
     // Standard Webhooks, keyed with the secret's bytes.
     const verified = new Webhook(SECRET, { format: 'raw' }).verify(body, headers as Record<string, string>);
