@@ -47,5 +47,8 @@ ${o.error ? `<p class="error" role="alert">${escapeHtml(o.error)}</p>` : ''}
 /** Answers the login page (401 where a page needed a session; 200 for the page itself). */
 export function sendLoginPage(reply: FastifyReply, status: number, o: { next: string; error?: string; login?: string }) {
   return reply.status(status).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
+    // A browser sends `Origin: null` with a form posted from a no-referrer page (every other
+    // answer's policy); the form's handler must see this site's origin.
+    .header('referrer-policy', 'same-origin')
     .header('cache-control', 'no-store').send(loginPageHtml(o));
 }
