@@ -72,7 +72,7 @@ describe('the session cookie', () => {
     const user = await makeUser(t);
     const { cookie } = await logIn(user);
     const body = { about: 'written by a page' };
-    for (const headers of [{}, { origin: 'https://evil.example' }, { referer: 'https://evil.example/cp' }, { origin: 'null' }, { origin: 'http://cp.example.com' }]) {
+    for (const headers of [{}, { origin: 'https://evil.example' }, { referer: 'https://evil.example/cp' }, { origin: 'null' }, { origin: 'http://cp.example.com' }] as Array<Record<string, string>>) {
       const res = await t.patch(`/users/${user.userid}`, { body, ...withCookie(cookie!, headers) });
       expect(res.statusCode, JSON.stringify(headers)).toBe(403);
       expect(res.json().code, res.body).toBe('csrf_origin');
