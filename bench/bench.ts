@@ -381,6 +381,8 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTo
   // stored record not kept by the process goes out as it is stored (byte-cache.ts).
   const coldGzip = (): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: coldPath(), headers: ACCEPT_GZIP }) });
   const suggestPath = () => `${API}/suggest/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}`;
+  // CloudPrem's load-test journeys: 30 % of their requests, `/search/{q}?limit=20`.
+  const searchPath = () => `${API}/search/${encodeURIComponent(pool.prefixes[r.int(0, pool.prefixes.length - 1)])}?limit=20`;
   const wikiPath = () => `${API}/wikis/${pool.wikis[r.int(0, pool.wikis.length - 1)]}`;
   const assigneesPath = () => `${API}/course_assignees/course/${pool.courses[r.int(0, pool.courses.length - 1)]}/users?orderby=due_date&page=${r.int(1, 3)}`;
   const reads: Scenario[] = [
@@ -396,6 +398,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTo
     { name: 'hierarchy', request: 'GET /wikis/CATEGORY?display=hierarchy', kind: 'read', requests: () => [get(() => `${API}/wikis/CATEGORY?display=hierarchy`)], sample: () => `${API}/wikis/CATEGORY?display=hierarchy` },
     ...(pool.wikis.length ? [{ name: 'wiki', request: `GET /wikis/{namespace}/{title} (random of ${pool.wikis.length})`, kind: 'read' as const, requests: () => [get(wikiPath)], sample: wikiPath }] : []),
     { name: 'suggest', request: 'GET /suggest/{prefix} (3+ chars)', kind: 'read', requests: () => [get(suggestPath)], sample: suggestPath },
+    { name: 'search', request: 'GET /search/{prefix}?limit=20 (3+ chars; every tier ranked, for the count)', kind: 'read', requests: () => [get(searchPath)], sample: searchPath },
     ...(pool.courses.length ? [{
       name: 'assignees', request: `GET /course_assignees/course/{wikiid}/users?orderby=due_date (random of ${pool.courses.length} courses, as the Admin)`, kind: 'read' as const,
       requests: (): LoadRequest[] => [{ method: 'GET', setupRequest: (req) => ({ ...req, path: assigneesPath(), headers: auth }) }], sample: assigneesPath, authSample: true,
@@ -638,7 +641,7 @@ async function main() {
     console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--statements dir] [--processes N]\n` +
       '--statements DIR (SQLite): the time of each SQL statement the server ran in each measured window, into DIR/<scenario>.txt (bench/lib/statement-times.mjs).\n' +
       `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, assignees, comments, skills-matrix, team-courses, summaries, team-summaries, user-assignments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--users N] [--database URL].');
+      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, search, assignees, comments, skills-matrix, team-courses, summaries, team-summaries, user-assignments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--users N] [--database URL].');
     return;
   }
   const databaseUrl = values.database!;

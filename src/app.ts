@@ -202,12 +202,12 @@ export async function buildApp(options: BuildAppOptions) {
       new HttpError(429, 'rate_limited', `Too many attempts; try again in ${Math.ceil(ctx.ttl / 1000)} seconds.`, undefined, undefined, { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) }),
   });
   registerLoginAttempts(app, config, clock);
-  const authenticate = registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH });
+  const authenticate = registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH, config });
   // One onRequest hook, not three (each is a step of Fastify's runner on every request): the
   // response's headers (a preflight is answered there), who calls, then a NUL in the URL.
   app.addHook('onRequest', (request, reply, done) => {
     if (startResponse(request, reply)) return;
-    authenticate(request, request.url.includes('%00') ? (err) => done(err ?? nulInUrl(request)) : done);
+    authenticate(request, reply, request.url.includes('%00') ? (err) => done(err ?? nulInUrl(request)) : done);
   });
   await registerOpenApi(app, BASE_PATH, config.publicUrl + BASE_PATH);
 

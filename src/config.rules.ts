@@ -36,6 +36,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   DISK_MIN_FREE_MB: int(),
   APP_IDS: list,
   PUBLIC_REGISTRATION: bool,
+  PRIVATE_SITE: bool,
   TOKEN_TTL: int(1),
   CORS_ORIGINS: list,
   LOG_LEVEL: { kind: 'enum', values: LOG_LEVELS },

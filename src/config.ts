@@ -29,6 +29,8 @@ export interface Config {
   /** App ids accepted in `X-App-Id` on register and login; empty: none required (public registration needs some). */
   appIds: string[];
   publicRegistration: boolean;
+  /** A private site: nothing is readable without a login (docs/security.md, "Private sites"). */
+  privateSite: boolean;
   /** Lifetime of an auth token, in seconds. */
   tokenTtl: number;
   /** Allowed CORS origins; `*` (the default) allows any. */
@@ -222,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskMinFreeMb: int('DISK_MIN_FREE_MB', env.DISK_MIN_FREE_MB, 512),
     appIds,
     publicRegistration,
+    privateSite: bool('PRIVATE_SITE', env.PRIVATE_SITE, false),
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
     logLevel: env.LOG_LEVEL || 'info',

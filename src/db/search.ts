@@ -262,6 +262,8 @@ export interface SearchHit {
  */
 export interface SearchAnswered {
   fromTitles: boolean;
+  /** With `page.count`: how many documents matched among the candidates ranked (every tier's, so bounded as they are). */
+  total?: number;
 }
 
 /** Candidates taken from the index per tier (more for deep pages, at most MAX_CANDIDATES); see searchDocs. */
@@ -308,9 +310,10 @@ const byCodePoints = (a: string, b: string) => Buffer.compare(Buffer.from(a), Bu
  * an ASCII prefix); past the candidates, which rows the other tiers hold is the full-text
  * index's choice: acceptable for a suggester.
  */
-export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number }, answered?: SearchAnswered): Promise<SearchHit[]> {
+export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFilter, page: { offset: number; limit: number; count?: boolean }, answered?: SearchAnswered): Promise<SearchHit[]> {
   const tokens = searchTokens(text);
   if (answered) answered.fromTitles = true;
+  if (answered && page.count) answered.total = 0;
   if (tokens.length === 0 || filter.targets.length === 0) return [];
   const prefix = text.trim().toLowerCase();
   const like = likeEscape(prefix) + '%';
@@ -380,9 +383,11 @@ export async function searchDocs(db: Kysely<any>, text: string, filter: SearchFi
   // prefixes scan much of the full-text index) cannot change the answer and are not asked.
   const hits = rankHits(await fetchTiers([0]), prefix);
   const wanted = page.offset + page.limit;
-  const fromTitles = hits.filter((h) => h.tier === 0).length >= wanted;
+  // A count (GET /search's totalResults) needs every tier's candidates.
+  const fromTitles = !page.count && hits.filter((h) => h.tier === 0).length >= wanted;
   if (answered) answered.fromTitles = fromTitles;
   const ranked = fromTitles ? hits : rankHits(await fetchTiers([0, 1, 2]), prefix);
+  if (answered && page.count) answered.total = ranked.length;
   return ranked.slice(page.offset, wanted).map(({ type, id, langid, tier }) => ({ type, id, langid, tier }));
 }
 

@@ -1,14 +1,16 @@
 // Who is calling, and may they. Every API route declares `config.auth`; a route
 // without it refuses to register. The token is resolved once per request, in onRequest,
 // so that an unauthenticated request is refused before its body is even validated.
-import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { TransactionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import { forbidden, unauthorized } from './errors.js';
 import { hashToken } from './passwords.js';
 import { isPostgres } from '../db/helpers.js';
 import { prepared } from '../db/prepared.js';
+import { clearSessionCookie, fromOwnOrigin, isSafeMethod, sessionCookieOf } from './session.js';
 
 export const PRIVILEGES = ['Admin', 'Author', 'Moderator', 'User'] as const;
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -27,11 +29,21 @@ export interface AuthUser {
   tokenHash: string;
   /** The Admin behind an impersonation token. */
   impersonatedBy: number | null;
+  /** Authenticated by the `session_cp` cookie (http/session.ts), not by an Authorization header. */
+  viaSession?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: Access;
+    /**
+     * An `auth: 'none'` API route that a private site (PRIVATE_SITE) leaves open to anonymous
+     * callers: logging in, resets, the API index, routes authenticated by a token in their
+     * URL; `publicRegistration` only when registration is public. Every other one needs a login there.
+     */
+    openOnPrivateSite?: true | 'publicRegistration';
+    /** A route outside the API (a page, a file) that reads the browser session (`request.user`) without requiring it. */
+    session?: boolean;
   }
   interface FastifyRequest {
     user: AuthUser | null;
@@ -125,7 +137,7 @@ function tokenQuery(db: Kysely<Database>, hash: string) {
     .innerJoin('users', 'users.userid', 'tokens.userid')
     .leftJoin('users as impersonator', 'impersonator.userid', 'tokens.impersonated_by')
     .select([
-      'users.userid', 'users.username', 'users.privileges', 'users.enabled', 'users.banned', 'users.credentials_version as user_version',
+      'tokens.token_hash', 'users.userid', 'users.username', 'users.privileges', 'users.enabled', 'users.banned', 'users.credentials_version as user_version',
       'tokens.expires_date', 'tokens.revoked_date', 'tokens.impersonated_by', 'tokens.credentials_version as token_version',
       'impersonator.privileges as impersonator_privileges', 'impersonator.enabled as impersonator_enabled', 'impersonator.banned as impersonator_banned',
     ])
@@ -133,21 +145,34 @@ function tokenQuery(db: Kysely<Database>, hash: string) {
 }
 type TokenJoinRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokenQuery>['executeTakeFirst']>>>;
 const tokenRow = prepared<{ hash: string }, TokenJoinRow>('token_row', (db, arg) => tokenQuery(db, arg('hash')));
+/** The same row found by the hash of the session cookie tied to the token. */
+const sessionRow = prepared<{ hash: string }, TokenJoinRow>('token_row_by_session', (db, arg) => tokenQuery(db, '').clearWhere().where('tokens.session_hash', '=', arg('hash')));
+
+function authUserOf(row: TokenJoinRow, now: number, viaSession: boolean): AuthUser | null {
+  if (!tokenWorks(row, now)) return null;
+  return { userid: row.userid, username: row.username, privileges: parsePrivileges(row.privileges), tokenHash: row.token_hash, impersonatedBy: row.impersonated_by, viaSession };
+}
 
 async function lookupToken(db: Kysely<Database>, hash: string, now: number, lock = false): Promise<AuthUser | null> {
   // Inside a write that must hold the token (reauthorize) the row is locked; else prepared.
   const row = lock ? await (isPostgres(db) ? tokenQuery(db, hash).forShare(['tokens']) : tokenQuery(db, hash)).executeTakeFirst() : (await tokenRow(db, { hash }))[0];
-  if (!row || !tokenWorks(row, now)) return null;
-  return { userid: row.userid, username: row.username, privileges: parsePrivileges(row.privileges), tokenHash: hash, impersonatedBy: row.impersonated_by };
+  return row ? authUserOf(row, now, false) : null;
+}
+
+/** The user a session cookie stands for: its token's, while that token works (the same rule). */
+export async function resolveSession(db: Kysely<Database>, cookie: string, now: number): Promise<AuthUser | null> {
+  const row = (await sessionRow(db, { hash: hashToken(cookie) }))[0];
+  return row ? authUserOf(row, now, true) : null;
 }
 
 export function resolveToken(db: Kysely<Database>, token: string, now: number): Promise<AuthUser | null> {
   return lookupToken(db, hashToken(token), now);
 }
 
-/** 401 without a caller where the route needs one; 403 below the route's level. */
+/** 401 without a caller where the route needs one (403 `csrf_origin` when a session cookie was refused for it); 403 below the route's level. */
 function checkAccess(request: FastifyRequest, access: Access) {
   if (access === 'none') return;
+  if (!request.user && crossSiteSession.has(request)) throw forbidden('A request authenticated by the session cookie alone must come from this site\'s own pages (Origin or Referer); send the token in Authorization instead.', 'csrf_origin');
   if (!request.user) throw unauthorized();
   if (access !== 'user') requireRole(request, LEVEL_PRIVILEGE[access]);
 }
@@ -164,7 +189,7 @@ export async function reauthorize(request: FastifyRequest, trx: Kysely<Database>
   if (!before) return; // an anonymous request has no token to lose
   const user = await lookupToken(trx, before.tokenHash, request.server.clock.now(), true);
   if (!user || user.userid !== before.userid) throw unauthorized('The token was revoked or expired while the request ran.', 'invalid_token');
-  request.user = user;
+  request.user = { ...user, viaSession: before.viaSession };
   checkAccess(request, request.routeOptions.config?.auth ?? 'user');
 }
 
@@ -209,8 +234,12 @@ const ACCESS_TEXT: Record<Access, string> = {
 /** A rate-limited route (@fastify/rate-limit, or the login limiter of login-attempts.ts). */
 const countsAttempts = (config: { rateLimit?: unknown; loginAttempts?: true } | undefined) => Boolean(config?.rateLimit || config?.loginAttempts);
 
-export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock; basePath: string }) {
+/** Requests that came with a working session cookie that the CSRF rule refused (they are anonymous). */
+const crossSiteSession = new WeakSet<FastifyRequest>();
+
+export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock; basePath: string; config: Pick<Config, 'privateSite' | 'publicRegistration' | 'publicUrl'> }) {
   app.decorateRequest('user', null);
+  const { privateSite, publicRegistration, publicUrl } = deps.config;
 
   // A rate-limited route (logins, signatures) counts the attempt before refusing it: its
   // access is checked after the limiter (a route-level onRequest hook), in a preValidation
@@ -226,6 +255,9 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
   };
   // Every API route must say who may call it; the OpenAPI document says it too.
   app.addHook('onRoute', (route) => {
+    // A private site: what anyone may call needs a login, but for the routes that say otherwise.
+    const open = route.config?.openOnPrivateSite;
+    if (privateSite && route.config?.auth === 'none' && !(open === true || (open === 'publicRegistration' && publicRegistration))) route.config = { ...route.config, auth: 'user' };
     if (route.config?.auth && countsAttempts(route.config)) route.preValidation = [...[route.preValidation ?? []].flat(), checkAccessAfterLimit];
     if (!route.url.startsWith(deps.basePath) || route.method === 'HEAD' || (route.schema as any)?.hide) return;
     const access = route.config?.auth;
@@ -236,18 +268,39 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     (schema as any)['x-access'] = access;
   });
 
+  /**
+   * The caller of a request without an Authorization header, from the session cookie: a
+   * cookie that no longer works is cleared (logout, revocation, expiry) and the request is
+   * anonymous; one that works on a request that changes something, sent from another
+   * origin, is not used (CSRF; checkAccess then says `csrf_origin`).
+   */
+  const fromSession = async (request: FastifyRequest, reply: FastifyReply, cookie: string) => {
+    const user = await resolveSession(deps.db, cookie, deps.clock.now());
+    if (!user) return clearSessionCookie(reply, publicUrl);
+    if (!isSafeMethod(request.method) && !fromOwnOrigin(request, publicUrl)) return void crossSiteSession.add(request);
+    request.user = user;
+  };
+
   // Who calls, in the one onRequest hook (app.ts). Callback style: a request without a
   // token (most public reads) costs no promise.
-  return (request: FastifyRequest, done: (err?: Error) => void) => {
-    const access = request.routeOptions.config?.auth;
-    if (!access) return done(); // not an API route: health checks, docs, unknown paths
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    const config = request.routeOptions.config;
+    const access = config?.auth;
+    if (!access) {
+      // Not an API route: health checks, docs, unknown paths; pages and files may read the session.
+      const cookie = config?.session && isSafeMethod(request.method) ? sessionCookieOf(request) : undefined;
+      if (cookie === undefined) return done();
+      return void fromSession(request, reply, cookie).then(() => done(), (err: Error) => done(err));
+    }
     // A rate-limited route's access is checked after its limiter (checkAccessAfterLimit).
     const finish = () => {
-      if (!countsAttempts(request.routeOptions.config)) checkAccess(request, access);
+      if (!countsAttempts(config)) checkAccess(request, access);
     };
     const token = tokenFrom(request.headers.authorization);
     if (token === null) return done(unauthorized('The Authorization header must be "api <token>".', 'invalid_token'));
     if (token === undefined) {
+      const cookie = sessionCookieOf(request);
+      if (cookie !== undefined) return void fromSession(request, reply, cookie).then(finish).then(() => done(), (err: Error) => done(err));
       try {
         finish();
       } catch (err) {

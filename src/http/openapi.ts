@@ -205,7 +205,7 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
   });
   // Written with its slash, so that the OpenAPI document names it `/` (both forms answer).
   app.get(`${basePath}/`, {
-    config: { auth: 'none' },
+    config: { auth: 'none', openOnPrivateSite: true },
     schema: {
       summary: 'What this server is, and where its reference and OpenAPI document are (extension)',
       tags: ['Index'],
@@ -218,5 +218,5 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
       },
     },
   }, async () => ({ name: API_NAME, version: API_VERSION, links: { reference: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` } }));
-  app.get(`${basePath}/openapi.json`, { schema: { hide: true }, config: { auth: 'none' } }, async () => app.swagger());
+  app.get(`${basePath}/openapi.json`, { schema: { hide: true }, config: { auth: 'none', openOnPrivateSite: true } }, async () => app.swagger());
 }

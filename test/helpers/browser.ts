@@ -7,6 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { buildTestApp, type TestApp } from './app.js';
 import { freePort } from '../../bench/lib/server-process.js';
+import type { Config } from '../../src/config.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
@@ -22,13 +23,13 @@ export interface BrowserSetup {
   base: string;
 }
 
-/** Call inside a describe: the app and the browser, for that describe's tests. */
-export function withBrowser(): BrowserSetup {
+/** Call inside a describe: the app and the browser, for that describe's tests (`config`: settings besides PUBLIC_URL). */
+export function withBrowser(config: Partial<Config> = {}): BrowserSetup {
   const setup = {} as BrowserSetup;
   beforeAll(async () => {
     const port = await freePort();
     setup.base = `http://127.0.0.1:${port}`;
-    setup.t = await buildTestApp({ config: { publicUrl: setup.base } });
+    setup.t = await buildTestApp({ config: { ...config, publicUrl: setup.base } });
     await setup.t.app.listen({ host: '127.0.0.1', port });
     setup.browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
   }, 60_000);

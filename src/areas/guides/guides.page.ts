@@ -3,7 +3,8 @@
 // plain fields are escaped here; introductions, conclusions and lines come from the
 // markup renderer, which escapes everything it does not itself write. A strict Content
 // Security Policy forbids scripts on the page whatever happens.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendLoginPage } from '../../http/login-page.js';
 import { escapeHtml } from '../../markup/index.js';
 import { toBool } from '../../db/helpers.js';
 import { buildFullRecord } from './guides.records.js';
@@ -120,25 +121,28 @@ function notFoundPage(reply: FastifyReply) {
 export async function guidePages(app: FastifyInstance) {
   const { db, config } = app;
 
-  const page = async (guideidText: string, lang: unknown, reply: FastifyReply) => {
+  const page = async (guideidText: string, lang: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // A private site's pages are for those logged in (the session cookie): the others get the login page.
+    if (config.privateSite && !request.user) return sendLoginPage(reply, 401, { next: request.url });
     const guideid = /^\d{1,10}$/.test(guideidText) ? Number(guideidText) : NaN;
     const langid = typeof lang === 'string' && config.languages.includes(lang) ? lang : undefined;
     const row = Number.isSafeInteger(guideid) && guideid > 0 ? await findGuideRow(db, config, guideid, langid) : undefined;
     if (!row || !toBool(row.public)) return notFoundPage(reply);
     const record = await buildFullRecord(db, config, await loadCurrentSource(db, row), null);
+    if (config.privateSite) reply.header('cache-control', 'private, no-cache');
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
       .header('link', `<${config.publicUrl}/api/2.0/guides/${row.guideid}?langid=${row.langid}>; rel="alternate"; type="application/json"`)
       .send(guidePageHtml(record));
   };
 
-  app.get('/Guide/:slug/:guideid', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/Guide/:slug/:guideid', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
     const { guideid } = request.params as { slug: string; guideid: string };
-    return page(guideid, (request.query as Record<string, unknown>).lang, reply);
+    return page(guideid, (request.query as Record<string, unknown>).lang, request, reply);
   });
   // A link without the title in it still works.
-  app.get('/Guide/:guideid', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/Guide/:guideid', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
     const { guideid } = request.params as { guideid: string };
-    return page(guideid, (request.query as Record<string, unknown>).lang, reply);
+    return page(guideid, (request.query as Record<string, unknown>).lang, request, reply);
   });
 
   app.get('/static/flags/:file', { schema: { hide: true } }, async (request, reply) => {

@@ -9,7 +9,7 @@
 // video players.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { HttpError, notFound } from '../../http/errors.js';
+import { HttpError, notFound, unauthorized } from '../../http/errors.js';
 import { blobStoreFor, type BlobStore } from './blob-store.js';
 import { IMAGE_VARIANTS, type ImageVariant } from './image-object.js';
 import { makeVariant, uprightOriginal, variantFormat } from './images.js';
@@ -29,8 +29,11 @@ const KIND: Record<FileKind, MediaKind> = { images: 'image', videos: 'video', do
  * which GUIDs exist; 403 for a wrong or expired one.
  */
 async function fileAccess(db: Kysely<Database>, config: Config, request: FastifyRequest, kind: FileKind, guid: string, id: number): Promise<string> {
-  if ((await publicMedia(db, KIND[kind], [id])).has(id)) return `public, max-age=${config.mediaUrlTtl}`;
   const q = request.query as Record<string, unknown>;
+  // A private site: an unsigned path is for those logged in (the session cookie), and no
+  // shared cache may keep what it answers them.
+  const shown = !config.privateSite || request.user !== null;
+  if (shown && (await publicMedia(db, KIND[kind], [id])).has(id)) return config.privateSite ? `private, max-age=${config.mediaUrlTtl}` : `public, max-age=${config.mediaUrlTtl}`;
   if (q.sig === undefined) throw notFound('File');
   const life = signatureLife(config, kind, guid, q.exp, q.sig);
   if (life === 0) throw new HttpError(403, 'expired_link', 'This link has expired or is not valid; read the record again for a fresh one.');
@@ -107,8 +110,14 @@ export async function mediaFileRoutes(app: FastifyInstance) {
   const { db, config, clock } = app;
   const store = blobStoreFor(config);
   useMediaClock(config, clock);
+  // A private site: an unsigned path answers nobody without a session, whether or not the file exists.
+  if (config.privateSite) {
+    app.addHook('preHandler', async (request) => {
+      if (!request.user && (request.query as Record<string, unknown>).sig === undefined) throw unauthorized('This site is private: log in, or use the signed URL of a record.');
+    });
+  }
 
-  app.get<{ Params: { file: string } }>('/files/images/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/files/images/:file', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]+)\.([A-Za-z0-9]+)$/.exec(request.params.file);
     if (!m || !isGuid(m[1]) || !(IMAGE_VARIANTS as readonly string[]).includes(m[2])) throw notFound('Image');
     const [, guid, variant] = m as unknown as [string, string, ImageVariant];
@@ -133,7 +142,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}`, cache });
   });
 
-  app.get<{ Params: { file: string } }>('/files/videos/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/files/videos/:file', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]+)\.([a-z0-9]+)$/.exec(request.params.file);
     if (!m || !isGuid(m[1])) throw notFound('Video');
     const [, guid, name] = m;
@@ -149,7 +158,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     return sendBlob(request, reply, store, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, cache, ranges: true });
   });
 
-  app.get<{ Params: { file: string } }>('/files/documents/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { file: string } }>('/files/documents/:file', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]+)\.pdf$/.exec(request.params.file);
     if (!m || !isGuid(m[1])) throw notFound('Document');
     const doc = await db.selectFrom('documents').select(['documentid', 'blob_key', 'mime', 'filename']).where('guid', '=', m[1]).executeTakeFirst();

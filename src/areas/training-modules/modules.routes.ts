@@ -333,7 +333,8 @@ export async function moduleRoutes(fastify: FastifyInstance) {
   // ------------------------------------------------------------ the runtime's commits
 
   app.post('/external_training_modules/commits/:commit_token', {
-    config: { auth: 'none' },
+    // Authenticated by the token in its URL (the launch's), on a private site too.
+    config: { auth: 'none', openOnPrivateSite: true },
     bodyLimit: 1024 * 1024,
     schema: {
       tags: TAG,

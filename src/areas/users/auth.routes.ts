@@ -1,16 +1,16 @@
 // Tokens, registration and password resets (the specification's Authentication part).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, Empty, Id } from '../../http/schemas.js';
 import { forbidden, HttpError, invalidField, missingField, notFound, unauthorized } from '../../http/errors.js';
-import { hashToken, hashPassword, verifyPassword } from '../../http/passwords.js';
-import { accountKey } from '../../http/login-attempts.js';
+import { hashToken, hashPassword } from '../../http/passwords.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { AppIdHeader, Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
-import { findUser, findUserByLogin } from './users.queries.js';
+import { findUser } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
-import { createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
+import { checkCredentials, createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
+import { clearSessionCookie, mayStartSession, sessionCookieOf, setSessionCookie } from '../../http/session.js';
 
 const TAG = ['Authentication'];
 
@@ -18,8 +18,6 @@ export async function authRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db, config, clock } = app;
   const limited = { max: config.loginRateLimit, timeWindow: 60_000 };
-  // Verified against when there is no such account, so timing tells nothing either.
-  const dummyHash = await hashPassword('no such account', config.passwordHashCost);
 
   /** `X-App-Id` must name a configured app, when any are configured and always with public registration (the specification). */
   function checkAppId(request: FastifyRequest) {
@@ -28,15 +26,16 @@ export async function authRoutes(fastify: FastifyInstance) {
     if (typeof id !== 'string' || !config.appIds.includes(id)) throw new HttpError(401, 'invalid_app_id', 'A valid X-App-Id header is required.');
   }
 
-  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}) {
+  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, reply?: FastifyReply) {
     const row = await findUser(db, userid);
     if (!row) throw notFound('User');
-    const { token, expires } = await issueToken(db, config, clock, userid, opts);
+    const { token, expires, session } = await issueToken(db, config, clock, userid, opts);
+    if (reply && session) setSessionCookie(reply, config.publicUrl, session, expires - clock.now());
     return { ...(await userSelfRecord(db, config, fastify.badges, row)), authToken: token, token_expires: expires };
   }
 
   app.post('/user/token', {
-    config: { auth: 'none', loginAttempts: true },
+    config: { auth: 'none', openOnPrivateSite: true, loginAttempts: true },
     schema: {
       tags: TAG,
       summary: 'Log in: create a token from credentials',
@@ -53,18 +52,11 @@ export async function authRoutes(fastify: FastifyInstance) {
     checkAppId(request);
     const login = request.body.email ?? request.body.login;
     if (!login) throw missingField('email');
-    const user = await findUserByLogin(db, login);
-    const account = accountKey(login, user);
-    app.loginAttempts.beforeVerify(account);
-    const ok = await verifyPassword(request.body.password, user?.password_hash ?? dummyHash);
-    if (!user || !ok) {
-      app.loginAttempts.failed(account);
-      throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
-    }
-    app.loginAttempts.succeeded(account);
-    if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
+    const user = await checkCredentials(db, config, login, request.body.password, app.loginAttempts);
     // The version read with the hash just checked: a password change committed meanwhile ends this token.
-    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version }));
+    // The session cookie too, unless a page of another origin sent the login.
+    const session = mayStartSession(request, config.publicUrl);
+    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version, session }, reply));
   });
 
   app.delete('/user/token', {
@@ -73,6 +65,8 @@ export async function authRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const user = requireUser(request);
     await db.updateTable('tokens').set({ revoked_date: clock.now() }).where('token_hash', '=', user.tokenHash).execute();
+    // The session cookie ended with its token; the browser forgets it too.
+    if (sessionCookieOf(request) !== undefined) clearSessionCookie(reply, config.publicUrl);
     return reply.status(204).send(null);
   });
 
@@ -90,7 +84,7 @@ export async function authRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/users', {
-    config: { auth: 'none', rateLimit: limited },
+    config: { auth: 'none', openOnPrivateSite: 'publicRegistration', rateLimit: limited },
     schema: {
       tags: TAG,
       summary: 'Register a new account',
@@ -118,7 +112,7 @@ export async function authRoutes(fastify: FastifyInstance) {
 
   const ResetAnswer = Type.Object({ message: Type.String() });
   app.post('/users/reset_password', {
-    config: { auth: 'none', rateLimit: limited },
+    config: { auth: 'none', openOnPrivateSite: true, rateLimit: limited },
     schema: {
       tags: TAG,
       summary: 'Request a password reset e-mail',
@@ -133,7 +127,7 @@ export async function authRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/users/reset_password/complete', {
-    config: { auth: 'none', rateLimit: limited },
+    config: { auth: 'none', openOnPrivateSite: true, rateLimit: limited },
     schema: {
       tags: TAG,
       summary: 'Complete a password reset (extension)',

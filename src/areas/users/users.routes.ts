@@ -172,7 +172,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
   }, async (request) => earnedBadges(fastify.badges, db, requireUser(request).userid));
 
   app.post('/users/unique_usernames', {
-    config: { auth: 'none' },
+    config: { auth: 'none', openOnPrivateSite: 'publicRegistration' },
     schema: {
       tags: TAG,
       summary: 'Whether unique usernames are valid and free',

@@ -1,11 +1,13 @@
 // Account operations that span tables: creating users, issuing tokens, resets.
+import { accountKey, type LoginAttempts } from '../../http/login-attempts.js';
 import { sql, type Kysely, type Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { invalidField } from '../../http/errors.js';
-import { hashPassword, newToken } from '../../http/passwords.js';
+import { hashPassword, newToken, verifyPassword } from '../../http/passwords.js';
+import { forbidden, invalidField, unauthorized } from '../../http/errors.js';
+import { findUserByLogin } from './users.queries.js';
 import type { Privilege } from '../../http/auth.js';
 import { queueMail } from '../../jobs/mail.js';
 
@@ -64,14 +66,16 @@ export async function createUser(db: Kysely<Database>, config: Config, clock: Cl
  * change that commits meanwhile leaves the token dead. Without it (register,
  * impersonation, reset), the version current now.
  */
-export async function issueToken(db: Kysely<Database>, config: Config, clock: Clock, userid: number, opts: { credentialsVersion?: number; impersonatedBy?: number | null } = {}) {
+export async function issueToken(db: Kysely<Database>, config: Config, clock: Clock, userid: number, opts: { credentialsVersion?: number; impersonatedBy?: number | null; session?: boolean } = {}) {
   const { token, hash } = newToken();
+  // A browser login's session cookie: a secret of its own, tied to this token (http/session.ts).
+  const session = opts.session ? newToken() : null;
   const now = clock.now();
   const expires = now + config.tokenTtl;
   const credentials_version = opts.credentialsVersion ??
     (await db.selectFrom('users').select('credentials_version').where('userid', '=', userid).executeTakeFirstOrThrow()).credentials_version;
-  await db.insertInto('tokens').values({ token_hash: hash, userid, created_date: now, expires_date: expires, revoked_date: null, impersonated_by: opts.impersonatedBy ?? null, credentials_version }).execute();
-  return { token, expires };
+  await db.insertInto('tokens').values({ token_hash: hash, userid, created_date: now, expires_date: expires, revoked_date: null, impersonated_by: opts.impersonatedBy ?? null, credentials_version, session_hash: session?.hash ?? null }).execute();
+  return { token, expires, session: session?.token ?? null };
 }
 
 /**
@@ -157,4 +161,29 @@ export async function createUsersByEmail(db: Kysely<Database>, config: Config, c
     }
     return out;
   });
+}
+
+/** A hash verified against when there is no such account (so timing tells nothing either), made once per hashing cost. */
+const dummyHashes = new Map<number, Promise<string>>();
+
+/**
+ * The account a login names, once its password is checked: 401 `invalid_credentials`
+ * without saying which was wrong, 403 `account_disabled`. The one check behind every
+ * login (`POST /user/token`, the login page).
+ */
+export async function checkCredentials(db: Kysely<Database>, config: Config, login: string, password: string, attempts: LoginAttempts) {
+  let dummy = dummyHashes.get(config.passwordHashCost);
+  if (!dummy) dummyHashes.set(config.passwordHashCost, (dummy = hashPassword('no such account', config.passwordHashCost)));
+  const user = await findUserByLogin(db, login);
+  // The account's growing delay (login-attempts.ts): refused before any hash work.
+  const account = accountKey(login, user);
+  attempts.beforeVerify(account);
+  const ok = await verifyPassword(password, user?.password_hash ?? (await dummy));
+  if (!user || !ok) {
+    attempts.failed(account);
+    throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+  }
+  attempts.succeeded(account);
+  if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
+  return user;
 }

@@ -39,6 +39,8 @@ export interface TokenTable {
   impersonated_by: number | null;
   /** The user's credentials_version when the token was issued. */
   credentials_version: Generated<number>;
+  /** SHA-256 of the `session_cp` cookie the login that issued it set, hex; null: none (http/session.ts). */
+  session_hash: Generated<string | null>;
 }
 
 export interface PasswordResetTable {

@@ -70,7 +70,7 @@ export async function deliverOnce(db: Kysely<Database>, clock: Clock, config: Co
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_subscriptions as s', 's.subscriptionid', 'd.subscriptionid')
-    .select(['d.deliveryid', 'd.subscriptionid', 'd.event_key', 'd.event', 'd.request_body', 'd.status', 'd.attempts', 's.url', 's.enabled', 's.secret_sealed'])
+    .select(['d.deliveryid', 'd.subscriptionid', 'd.event_key', 'd.event', 'd.request_body', 'd.status', 'd.attempts', 'd.created_date', 's.url', 's.enabled', 's.secret_sealed'])
     .where('d.deliveryid', '=', job.deliveryid)
     .executeTakeFirst();
   if (!row) return; // its subscription was deleted

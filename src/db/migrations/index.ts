@@ -56,6 +56,7 @@ import * as categoryStamp from './2026_11_24_1400_category_stamp.js';
 import * as teamOwnerIndex from './2026_12_03_1500_team_owner_index.js';
 import * as oversight from './2026_12_04_1100_oversight.js';
 import * as quizHtmlSanitized from './2026_12_04_1200_quiz_html_sanitized.js';
+import * as tokenSessions from './2026_12_04_1400_token_sessions.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -113,4 +114,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_1500_team_owner_index': teamOwnerIndex,
   '2026_12_04_1100_oversight': oversight,
   '2026_12_04_1200_quiz_html_sanitized': quizHtmlSanitized,
+  '2026_12_04_1400_token_sessions': tokenSessions,
 };
