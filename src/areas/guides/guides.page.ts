@@ -3,11 +3,15 @@
 // plain fields are escaped here; introductions, conclusions and lines come from the
 // markup renderer, which escapes everything it does not itself write. A strict Content
 // Security Policy forbids scripts on the page whatever happens.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../../markup/index.js';
 import { toBool } from '../../db/helpers.js';
 import { buildFullRecord } from './guides.records.js';
-import { findGuideRow, loadCurrentSource } from './guides.queries.js';
+import { findGuideRow, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { guideAccess } from './guides.access.js';
+import { readerViewDiffers, revisionShown } from '../shared/guide-reader.js';
+import { privateAnswer } from '../../http/conditional.js';
+import { resolveToken, tokenFrom, type AuthUser } from '../../http/auth.js';
 import type { FullGuide, Step } from './guides.schemas.js';
 import { flagSvg, GUIDE_FLAGS } from './guides.flags.js';
 
@@ -120,12 +124,27 @@ function notFoundPage(reply: FastifyReply) {
 export async function guidePages(app: FastifyInstance) {
   const { db, config } = app;
 
-  const page = async (guideidText: string, lang: unknown, reply: FastifyReply) => {
+    /** The page's caller: an API token sent with it (`Authorization: api <token>`), else anonymous (a bad token reads as anonymous: the page is public). */
+  const pageCaller = async (request: FastifyRequest): Promise<AuthUser | null> => {
+    const token = tokenFrom(request.headers.authorization);
+    return token ? resolveToken(db, token, app.clock.now()) : null;
+  };
+
+  const page = async (guideidText: string, lang: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const guideid = /^\d{1,10}$/.test(guideidText) ? Number(guideidText) : NaN;
     const langid = typeof lang === 'string' && config.languages.includes(lang) ? lang : undefined;
     const row = Number.isSafeInteger(guideid) && guideid > 0 ? await findGuideRow(db, config, guideid, langid) : undefined;
     if (!row || !toBool(row.public)) return notFoundPage(reply);
-    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row), null);
+    // The reader rule (areas/shared/guide-reader.ts): those who may edit the guide see its
+    // current revision, everyone else what readers see (none before the first approval).
+    const user = await pageCaller(request);
+    const mayEdit = user !== null && (await guideAccess(db, user, row)).edit;
+    const shown = revisionShown(row, mayEdit);
+    if (shown === null) return notFoundPage(reply);
+    if (readerViewDiffers(row)) privateAnswer(reply);
+    const source = shown === row.revisionid ? await loadCurrentSource(db, row) : await loadRevisionSource(db, row, shown);
+    if (!source) return notFoundPage(reply);
+    const record = await buildFullRecord(db, config, source, user);
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
       .header('link', `<${config.publicUrl}/api/2.0/guides/${row.guideid}?langid=${row.langid}>; rel="alternate"; type="application/json"`)
       .send(guidePageHtml(record));
@@ -133,12 +152,12 @@ export async function guidePages(app: FastifyInstance) {
 
   app.get('/Guide/:slug/:guideid', { schema: { hide: true } }, async (request, reply) => {
     const { guideid } = request.params as { slug: string; guideid: string };
-    return page(guideid, (request.query as Record<string, unknown>).lang, reply);
+    return page(guideid, (request.query as Record<string, unknown>).lang, request, reply);
   });
   // A link without the title in it still works.
   app.get('/Guide/:guideid', { schema: { hide: true } }, async (request, reply) => {
     const { guideid } = request.params as { guideid: string };
-    return page(guideid, (request.query as Record<string, unknown>).lang, reply);
+    return page(guideid, (request.query as Record<string, unknown>).lang, request, reply);
   });
 
   app.get('/static/flags/:file', { schema: { hide: true } }, async (request, reply) => {
