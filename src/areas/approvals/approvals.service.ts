@@ -14,7 +14,7 @@ import { lockForTransaction } from '../../db/locks.js';
 import { approvalWebhooksEnabled, publishEvent, type WebhookEventKey } from '../webhooks/webhooks.outbox.js';
 import { publishReleased } from '../guides/guides.releases.js';
 import { invalidateGuide } from '../guides/guides.cache.js';
-import { refreshReaderViews } from '../shared/guide-reader.js';
+import { READER_STAMPS, refreshReaderViews } from '../shared/guide-reader.js';
 import { activeStages, candidatesOf, findProcess, findRequest, processForGuide, stagePeople, type ProcessRow, type RequestRow, type RequestStageRow } from './approvals.queries.js';
 import { requestHref, requestRecords } from './approvals.records.js';
 
@@ -313,7 +313,7 @@ export async function signRequest(trx: Db, config: Config, clock: Clock, request
   const released = await trx.selectFrom('guide_releases').selectAll().where('releaseid', '=', request.releaseid).executeTakeFirstOrThrow();
   await publishReleased(trx, config, now, released);
   // Readers see the approved revision from now on (the read cache keys reader views by it).
-  await trx.updateTable('guides').set({ reader_revisionid: request.revisionid, reader_view: 1 }).where('guideid', '=', request.guideid).where('langid', '=', request.langid).execute();
+  await trx.updateTable('guides').set((eb) => ({ reader_revisionid: request.revisionid, reader_view: 1, ...READER_STAMPS(eb) })).where('guideid', '=', request.guideid).where('langid', '=', request.langid).execute();
   await invalidateGuide(trx, request.guideid);
   await emitApprovalEvent(trx, config, clock, request.approval_requestid, 'Approvals.RequestApproved', `The release of guide ${request.guideid} (${request.langid}) was approved and is live.`);
 }

@@ -18,7 +18,7 @@ import { guideFor, guideHeadFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { invalidateGuide, readAhead, sendCachedGuide, sendCachedList } from './guides.cache.js';
 import { registerStoredRecords } from './guides.stored.js';
-import { listedForReaders, mayReadRevision, refreshReaderViews, readerRevisionOf, readerViewDiffers, revisionShown } from '../shared/guide-reader.js';
+import { listedForReaders, mayReadRevision, readerTags, refreshReaderViews, readerRevisionOf, readerViewDiffers, revisionShown } from '../shared/guide-reader.js';
 import { privateAnswer } from '../../http/conditional.js';
 
 const TAG = ['Guides'];
@@ -284,9 +284,12 @@ export async function guidesRoutes(fastify: FastifyInstance) {
   app.get('/guides/:guideid/tags', {
     config: { auth: 'none' },
     schema: { tags: ['Tags'], summary: 'A guide\'s tags, alphabetically', params: GuideParam, querystring: Type.Object({ langid: LangQuery(langs) }), response: { 200: Type.Array(Type.String()), ...errorResponses(401, 403, 404, 422) } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
-    return tagsOf(db, 'guide', ctx.row.guideid);
+    // Readers see the tags of the revision they see (areas/shared/guide-reader.ts).
+    const kept = ctx.access.edit ? undefined : await readerTags(db, ctx.row);
+    if (readerViewDiffers(ctx.row)) privateAnswer(reply);
+    return kept ?? tagsOf(db, 'guide', ctx.row.guideid);
   });
 
   const TagBody = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });

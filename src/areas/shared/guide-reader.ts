@@ -12,8 +12,10 @@
 // lists and search decide by the row alone, through an index, with no query per guide.
 // Those who may edit a guide see its current revision in its own record and page; every
 // list, suggestion, search result and feed shows everyone the reader revision.
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { AuthUser } from '../../http/auth.js';
+import { readsEveryGuide } from './guide-access.js';
 
 type Db = Kysely<Database>;
 
@@ -42,6 +44,51 @@ export function readerViewDiffers(row: ReaderColumns): boolean {
 /** SQL: the guides row aliased `alias` is shown to readers at all (no process, or an approved revision exists). */
 export function listedForReaders(alias: string): Expression<SqlBool> {
   return sql<SqlBool>`(${sql.ref(`${alias}.reader_view`)} = 0 or ${sql.ref(`${alias}.reader_revisionid`)} is not null)`;
+}
+
+/** SQL: `user` may edit the guides row aliased `alias` (guideAccess's `edit`: Authors, Admins, its owner and collaborators). */
+export function guideRowEditable(user: AuthUser | null | undefined, alias: string): Expression<SqlBool> {
+  const eb = expressionBuilder<Database, never>();
+  if (!user) return sql<SqlBool>`1 = 0`;
+  if (readsEveryGuide(user)) return sql<SqlBool>`1 = 1`;
+  const col = (c: string) => sql.ref<number>(`${alias}.${c}`);
+  return eb.or([
+    eb(col('userid'), '=', user.userid),
+    eb(col('guideid'), 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'user').where('memberid', '=', user.userid)),
+    eb(col('guideid'), 'in', eb.selectFrom('guide_collaborators').select('guideid').where('kind', '=', 'team')
+      .where('memberid', 'in', eb.selectFrom('team_members').select('teamid').where('userid', '=', user.userid))),
+  ]);
+}
+
+/**
+ * SQL: the release aliased `release` of the guides row `alias` is shown to `user`: a
+ * released (or removed) one to whoever reads the guide; one that is not (pending approval,
+ * rejected, cancelled: it names a revision readers may never see) to its editors only.
+ */
+export function releaseShown(user: AuthUser | null | undefined, release: string, alias: string): Expression<SqlBool> {
+  const eb = expressionBuilder<Database, never>();
+  return eb.or([eb(sql.ref<string>(`${release}.status`), 'in', ['released', 'removed']), guideRowEditable(user, alias)]);
+}
+
+/**
+ * The guideids of which readers see another revision than the current one (or none), as a
+ * subquery: what stores only the current state (a guide's tags) leaves them out for readers.
+ */
+export function guidesAheadOfReaders(db: Db) {
+  return db.selectFrom('guides as ahead').select('ahead.guideid').where('ahead.reader_view', '=', 1)
+    .where((eb) => eb.or([eb('ahead.reader_revisionid', 'is', null), eb('ahead.reader_revisionid', '<>', eb.ref('ahead.revisionid'))]));
+}
+
+/**
+ * The tags readers see on a guide's row: undefined when they are its current ones, else
+ * those its reader revision kept (none before the first approval).
+ */
+export async function readerTags(db: Db, row: ReaderColumns): Promise<string[] | undefined> {
+  if (!readerViewDiffers(row)) return undefined;
+  if (row.reader_revisionid == null) return [];
+  const rev = await db.selectFrom('guide_revisions').select('snapshot').where('revisionid', '=', row.reader_revisionid).executeTakeFirst();
+  const tags = rev ? (JSON.parse(rev.snapshot) as { tags?: string[] }).tags ?? [] : [];
+  return [...tags].sort();
 }
 
 /**
@@ -90,6 +137,13 @@ export async function asReadersSee<R extends ReaderColumns>(db: Db, rows: R[]): 
   return out;
 }
 
+/**
+ * Set beside a write of the reader columns: `public` written as it is, so that the
+ * triggers of the list stamps ('guides', 'guide_reach': which guides make a page, which the
+ * reader columns decide too) fire as for any change of what a list shows.
+ */
+export const READER_STAMPS = (eb: ExpressionBuilder<Database, 'guides'>) => ({ public: eb.ref('public') });
+
 /** The process that applies to a guide (app.guideApprovals.processFor). */
 export type ProcessFor = (db: Db, guide: { guideid: number; category: string }) => Promise<number | null>;
 
@@ -127,7 +181,9 @@ async function refreshRows(db: Db, processFor: ProcessFor, where: (q: RowQuery) 
       pinned = released?.revisionid ?? null;
     }
     if (view === r.reader_view && pinned === r.reader_revisionid) continue;
-    await db.updateTable('guides').set((eb) => ({ reader_view: view, reader_revisionid: pinned, cache_stamp: eb('cache_stamp', '+', 1) }))
+    await db.updateTable('guides').set((eb) => ({ reader_view: view, reader_revisionid: pinned, cache_stamp: eb('cache_stamp', '+', 1), ...READER_STAMPS(eb) }))
       .where('guideid', '=', r.guideid).where('langid', '=', r.langid).execute();
+    // Its steps' search entries follow `reader_view` (migration 2026_12_04_1000): written again.
+    if (view !== r.reader_view) await db.updateTable('guide_steps').set((eb) => ({ title: eb.ref('title') })).where('guideid', '=', r.guideid).where('langid', '=', r.langid).execute();
   }
 }

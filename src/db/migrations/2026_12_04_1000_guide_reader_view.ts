@@ -9,12 +9,12 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../helpers.js';
 import { createSearchSource, dropSearchSource, type SearchSource } from '../search.js';
-import { guideSource as guideSourceBefore } from './2026_11_22_1300_search_guides.js';
+import { guideSource as guideSourceBefore, stepSource as stepSourceBefore } from './2026_11_22_1300_search_guides.js';
 
 /** The reader's value of a field: the row's, else (readers see another revision) its snapshot's. */
 function readerField(pg: boolean, column: string): string {
   const fromSnapshot = pg ? `(r.snapshot::json #>> '{fields,${column}}')` : `json_extract(r.snapshot, '$.fields.${column}')`;
-  return `(case when @reader_view = 1 and @reader_revisionid is not null and @reader_revisionid <> @revisionid
+  return `(case when @reader_view = 1 and (@reader_revisionid is null or @reader_revisionid <> @revisionid)
     then coalesce((select ${fromSnapshot} from guide_revisions r where r.revisionid = @reader_revisionid), '') else @${column} end)`;
 }
 
@@ -28,6 +28,16 @@ export function readerGuideSource(pg: boolean): SearchSource {
     watch: [...guideSourceBefore.watch, 'revisionid', 'reader_view', 'reader_revisionid'],
   };
 }
+
+/**
+ * Steps lead to their guide by their titles, which are current: a step of a guide under a
+ * process is not indexed (its guide is found by the reader's texts above). The reader
+ * columns' writer touches the steps of a guide whose `reader_view` changes.
+ */
+export const readerStepSource: SearchSource = {
+  ...stepSourceBefore,
+  visible: 'case when exists (select 1 from guides g where g.guideid = @guideid and g.langid = @langid and g.reader_view = 1) then 0 else 1 end',
+};
 
 /** The process that applies to each guide, as approvals.queries.ts processForGuide decides it (nearest category up, else the default of its era). */
 async function guidesUnderProcess(db: Kysely<any>): Promise<Array<{ guideid: number; langid: string }>> {
@@ -66,9 +76,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   await dropSearchSource(db, guideSourceBefore);
   await createSearchSource(db, readerGuideSource(pg));
+  await dropSearchSource(db, stepSourceBefore);
+  await createSearchSource(db, readerStepSource);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await dropSearchSource(db, stepSourceBefore);
+  await createSearchSource(db, stepSourceBefore);
   await dropSearchSource(db, guideSourceBefore);
   await createSearchSource(db, guideSourceBefore);
   await db.schema.alterTable('guides').dropColumn('reader_view').execute();
