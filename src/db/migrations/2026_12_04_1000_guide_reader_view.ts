@@ -25,7 +25,8 @@ export function readerGuideSource(pg: boolean): SearchSource {
     title: f('title'),
     body: `${f('subject')} || ' ' || ${f('summary')} || ' ' || ${f('category')} || ' ' || ${f('introduction')} || ' ' || ${f('conclusion')}`,
     visible: 'case when @public = 1 and @deleted = 0 and (@reader_view = 0 or @reader_revisionid is not null) then 1 else 0 end',
-    watch: [...guideSourceBefore.watch, 'revisionid', 'reader_view', 'reader_revisionid'],
+    // Not revisionid: an edit that changes no text indexed leaves the reader's texts as they were.
+    watch: [...guideSourceBefore.watch, 'reader_view', 'reader_revisionid'],
   };
 }
 
@@ -66,6 +67,10 @@ async function guidesUnderProcess(db: Kysely<any>): Promise<Array<{ guideid: num
 export async function up(db: Kysely<any>): Promise<void> {
   const pg = isPostgres(db);
   await db.schema.alterTable('guides').addColumn('reader_view', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  // The list index covers whether readers see a guide at all (guide-reader.ts listedForReaders),
+  // so a page's keys are still found in the index alone.
+  await db.schema.dropIndex('guides_list').execute();
+  await db.schema.createIndex('guides_list').on('guides').columns(['deleted', 'public', 'guideid', 'langid', 'reader_view', 'reader_revisionid']).execute();
   const under = await guidesUnderProcess(db);
   for (const g of under) {
     await db.updateTable('guides').set({
@@ -85,5 +90,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await createSearchSource(db, stepSourceBefore);
   await dropSearchSource(db, guideSourceBefore);
   await createSearchSource(db, guideSourceBefore);
+  await db.schema.dropIndex('guides_list').execute();
+  await db.schema.createIndex('guides_list').on('guides').columns(['deleted', 'public', 'guideid', 'langid']).execute();
   await db.schema.alterTable('guides').dropColumn('reader_view').execute();
 }
