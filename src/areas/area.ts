@@ -35,7 +35,7 @@ export interface GuideApprovals {
    * The revision that readers who may not edit the guide see: undefined when no process
    * applies (the current one), null when none was approved yet.
    */
-  readerRevision(db: Kysely<Database>, guide: { guideid: number; langid: string; category: string; reader_revisionid: number | null; approvals?: number }): Promise<number | null | undefined>;
+  readerRevision(db: Kysely<Database>, guide: { guideid: number; langid: string; category: string; reader_revisionid: number | null; reader_view: number; approvals?: number }): Promise<number | null | undefined>;
 }
 
 export const noApprovals: GuideApprovals = {

@@ -88,7 +88,7 @@ export function requireSelfOrAdmin(request: FastifyRequest, userid: number): Aut
 }
 
 /** The token of an Authorization header; undefined when there is none (an empty header is none: what a logged-out client sends), null when it is malformed. */
-function tokenFrom(header: string | undefined): string | null | undefined {
+export function tokenFrom(header: string | undefined): string | null | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   const m = /^\s*(api|bearer)\s+(\S+)\s*$/i.exec(header);
   return m ? m[2] : null;

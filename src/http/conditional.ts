@@ -67,3 +67,21 @@ export function answerConditionally(request: FastifyRequest, reply: FastifyReply
   reply.removeHeader('content-encoding');
   return '';
 }
+
+/** Vary of answers that differ by caller (who may edit what they show: areas/shared/guide-reader.ts). */
+export const BY_CALLER_VARY = 'Authorization, Cookie';
+
+/**
+ * Marks an answer that differs by caller: `Cache-Control: private` (no shared cache keeps
+ * it, so no cache hands one caller's answer, a draft, to another) and `Vary: Authorization, Cookie`.
+ */
+export function privateAnswer(reply: FastifyReply): void {
+  reply.header('cache-control', 'private');
+  reply.header('vary', withVary(reply.getHeader('vary'), BY_CALLER_VARY));
+}
+
+/** A Vary header with `more` added (each name once). */
+export function withVary(current: unknown, more: string): string {
+  const names = [...(typeof current === 'string' && current ? current.split(',') : []), ...more.split(',')].map((n) => n.trim()).filter(Boolean);
+  return [...new Map(names.map((n) => [n.toLowerCase(), n])).values()].join(', ');
+}

@@ -14,7 +14,8 @@ import { lockForTransaction } from '../../db/locks.js';
 import { approvalWebhooksEnabled, publishEvent, type WebhookEventKey } from '../webhooks/webhooks.outbox.js';
 import { publishReleased } from '../guides/guides.releases.js';
 import { invalidateGuide } from '../guides/guides.cache.js';
-import { activeStages, candidatesOf, findProcess, findRequest, stagePeople, type ProcessRow, type RequestRow, type RequestStageRow } from './approvals.queries.js';
+import { READER_STAMPS, refreshReaderViews } from '../shared/guide-reader.js';
+import { activeStages, candidatesOf, findProcess, findRequest, processForGuide, stagePeople, type ProcessRow, type RequestRow, type RequestStageRow } from './approvals.queries.js';
 import { requestHref, requestRecords } from './approvals.records.js';
 
 type Db = Kysely<Database>;
@@ -148,10 +149,17 @@ export async function attachProcess(trx: Db, clock: Clock, userid: number, wikii
   }
   await trx.deleteFrom('approval_category_processes').where('wikiid', '=', wikiid).execute();
   await trx.insertInto('approval_category_processes').values({ wikiid, approval_processid, userid, date: now }).execute();
+  await refreshReaderViews(trx, processForGuide, { categories: titles });
 }
 
+/** Detaches a category's process: its guides fall to the process up the tree or the default, else readers see their current revision. */
 export async function detachProcess(trx: Db, wikiid: number): Promise<boolean> {
+  await lockForTransaction(trx, `approval-category:${wikiid}`);
+  const tree = await categoryTree(trx);
+  // The categories whose guides this process covered: those no other process covers once it is gone.
+  const titles = uncoveredSubtree({ ...tree, attached: new Map([...tree.attached].filter(([id]) => id !== wikiid)) }, wikiid);
   const r = await trx.deleteFrom('approval_category_processes').where('wikiid', '=', wikiid).executeTakeFirst();
+  await refreshReaderViews(trx, processForGuide, { categories: titles });
   return Number(r.numDeletedRows) > 0;
 }
 
@@ -305,7 +313,7 @@ export async function signRequest(trx: Db, config: Config, clock: Clock, request
   const released = await trx.selectFrom('guide_releases').selectAll().where('releaseid', '=', request.releaseid).executeTakeFirstOrThrow();
   await publishReleased(trx, config, now, released);
   // Readers see the approved revision from now on (the read cache keys reader views by it).
-  await trx.updateTable('guides').set({ reader_revisionid: request.revisionid }).where('guideid', '=', request.guideid).where('langid', '=', request.langid).execute();
+  await trx.updateTable('guides').set((eb) => ({ reader_revisionid: request.revisionid, reader_view: 1, ...READER_STAMPS(eb) })).where('guideid', '=', request.guideid).where('langid', '=', request.langid).execute();
   await invalidateGuide(trx, request.guideid);
   await emitApprovalEvent(trx, config, clock, request.approval_requestid, 'Approvals.RequestApproved', `The release of guide ${request.guideid} (${request.langid}) was approved and is live.`);
 }

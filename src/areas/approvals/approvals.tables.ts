@@ -10,6 +10,8 @@ declare module '../guides/guides.tables.js' {
   interface GuideTable {
     /** While a process applies: the revision readers who may not edit see (null: the newest approved release). */
     reader_revisionid: number | null;
+    /** 1 while a process applies: readers see `reader_revisionid` (areas/shared/guide-reader.ts; migration 2026_12_04_1000). */
+    reader_view: Generated<number>;
   }
 }
 

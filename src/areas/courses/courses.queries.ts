@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import { guideUrl } from '../guides/guides.urls.js';
 import { wikiUrl } from '../wikis/wikis.queries.js';
 import type { CourseAssignmentTable, CourseStageTable, CourseTable } from './courses.tables.js';
+import { asReadersSee } from '../shared/guide-reader.js';
 
 type Db = Kysely<Database>;
 export type CourseRow = Selectable<CourseTable>;
@@ -35,7 +36,8 @@ export async function docInfo(db: Db, config: Config, docs: Array<{ doctype: str
   const wikiids = [...new Set(docs.filter((d) => d.doctype === 'wiki').map((d) => d.docid))];
   const lang = config.languages[0];
   if (guideids.length) {
-    const rows = await db.selectFrom('guides').select(['guideid', 'langid', 'title']).where('guideid', 'in', guideids).orderBy('guideid').orderBy('langid').execute();
+    // As readers see them (areas/shared/guide-reader.ts).
+    const rows = await asReadersSee(db, await db.selectFrom('guides').select(['guideid', 'langid', 'title', 'revisionid', 'reader_view', 'reader_revisionid']).where('guideid', 'in', guideids).orderBy('guideid').orderBy('langid').execute());
     for (const r of rows) {
       const key = docKey({ doctype: 'guide', docid: r.guideid });
       if (!out.has(key) || r.langid === lang) out.set(key, { title: r.title, url: guideUrl(config, r.guideid, r.title, r.langid) });

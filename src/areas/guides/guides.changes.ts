@@ -1,6 +1,7 @@
 // Changing a guide: the one transaction that checks the revision, applies a change and
 // keeps a new revision (the mechanism of content/revisions.ts), and the named changes
 // the routes call.
+import { refreshReaderViews } from '../shared/guide-reader.js';
 import type { Updateable } from 'kysely';
 import type { GuideTable } from './guides.tables.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -123,8 +124,13 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
     return out;
   };
   const prerequisites = fields.prerequisites;
-  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites, keepsParts: true }, prerequisites
-    ? (trx) => setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites)
+  const category = fields.set.category;
+  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites, keepsParts: true }, prerequisites || category !== undefined
+    ? async (trx) => {
+      if (prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites);
+      // Filed elsewhere: another approval process (or none) may apply (areas/shared/guide-reader.ts).
+      if (category !== undefined) await refreshReaderViews(trx, app.guideApprovals.processFor, { guideid: ctx.row.guideid, category });
+    }
     : undefined);
   // A PATCH writes the guide's fields and prerequisites, never a step.
   const plain = !prerequisites && Object.keys(fields.set).every((column) => PLAIN_COLUMNS.has(column));
@@ -143,7 +149,8 @@ export async function deleteGuide(app: FastifyInstance, ctx: GuideContext, expec
 
 /** Restores a deleted guide, filed under `category` (checked by the caller). Takes no revisionid. */
 export async function restoreGuide(app: FastifyInstance, ctx: GuideContext, category: string) {
-  await changeGuide(app, ctx, { action: 'restore', set: () => ({ deleted: 0, deleted_date: null, category }) });
+  await changeGuide(app, ctx, { action: 'restore', set: () => ({ deleted: 0, deleted_date: null, category }) },
+    (trx) => refreshReaderViews(trx, app.guideApprovals.processFor, { guideid: ctx.row.guideid, category }));
 }
 
 /** Adds or removes a (checked) tag; nothing changes when the guide already has (or lacks) it. */

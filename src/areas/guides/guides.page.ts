@@ -8,7 +8,11 @@ import { sendLoginPage } from '../../http/login-page.js';
 import { escapeHtml } from '../../markup/index.js';
 import { toBool } from '../../db/helpers.js';
 import { buildFullRecord } from './guides.records.js';
-import { findGuideRow, loadCurrentSource } from './guides.queries.js';
+import { findGuideRow, loadCurrentSource, loadRevisionSource } from './guides.queries.js';
+import { guideAccess } from './guides.access.js';
+import { readerViewDiffers, revisionShown } from '../shared/guide-reader.js';
+import { privateAnswer } from '../../http/conditional.js';
+import { resolveToken, tokenFrom, type AuthUser } from '../../http/auth.js';
 import type { FullGuide, Step } from './guides.schemas.js';
 import { flagSvg, GUIDE_FLAGS } from './guides.flags.js';
 
@@ -121,15 +125,35 @@ function notFoundPage(reply: FastifyReply) {
 export async function guidePages(app: FastifyInstance) {
   const { db, config } = app;
 
+  /**
+   * The page's caller: the session cookie's (auth.ts sets request.user on pages), else an API
+   * token sent with it (`Authorization: api <token>`), else anonymous (a bad token reads as
+   * anonymous: the page is public).
+   */
+  const pageCaller = async (request: FastifyRequest): Promise<AuthUser | null> => {
+    if (request.user) return request.user;
+    const token = tokenFrom(request.headers.authorization);
+    return token ? resolveToken(db, token, app.clock.now()) : null;
+  };
+
   const page = async (guideidText: string, lang: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    // A private site's pages are for those logged in (the session cookie): the others get the login page.
-    if (config.privateSite && !request.user) return sendLoginPage(reply, 401, { next: request.url });
+    const user = await pageCaller(request);
+    // A private site's pages are for those logged in: the others get the login page.
+    if (config.privateSite && !user) return sendLoginPage(reply, 401, { next: request.url });
     const guideid = /^\d{1,10}$/.test(guideidText) ? Number(guideidText) : NaN;
     const langid = typeof lang === 'string' && config.languages.includes(lang) ? lang : undefined;
     const row = Number.isSafeInteger(guideid) && guideid > 0 ? await findGuideRow(db, config, guideid, langid) : undefined;
     if (!row || !toBool(row.public)) return notFoundPage(reply);
-    const record = await buildFullRecord(db, config, await loadCurrentSource(db, row), null);
+    // The reader rule (areas/shared/guide-reader.ts): those who may edit the guide see its
+    // current revision, everyone else what readers see (none before the first approval).
+    const mayEdit = user !== null && (await guideAccess(db, user, row)).edit;
+    const shown = revisionShown(row, mayEdit);
+    if (shown === null) return notFoundPage(reply);
+    if (readerViewDiffers(row) || config.privateSite) privateAnswer(reply);
     if (config.privateSite) reply.header('cache-control', 'private, no-cache');
+    const source = shown === row.revisionid ? await loadCurrentSource(db, row) : await loadRevisionSource(db, row, shown);
+    if (!source) return notFoundPage(reply);
+    const record = await buildFullRecord(db, config, source, user);
     return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP)
       .header('link', `<${config.publicUrl}/api/2.0/guides/${row.guideid}?langid=${row.langid}>; rel="alternate"; type="application/json"`)
       .send(guidePageHtml(record));

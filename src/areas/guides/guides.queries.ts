@@ -55,7 +55,7 @@ export async function findGuideRow(db: Db, config: Config, guideid: number, lang
  * on PostgreSQL summing its shards cost each head 8 to 10 µs of the database's CPU, a
  * quarter of the lookup: guides.cache.ts reads it then.)
  */
-export type GuideHead = Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'public' | 'userid' | 'category' | 'reader_revisionid'> & {
+export type GuideHead = Pick<GuideRow, 'guideid' | 'langid' | 'revisionid' | 'cache_stamp' | 'public' | 'userid' | 'category' | 'reader_revisionid' | 'reader_view'> & {
   approvals: number;
 };
 
@@ -66,7 +66,7 @@ export async function findGuideHead(db: Db, config: Config, guideid: number, lan
   const row = await findGuideRow(db, config, guideid);
   return row && guideHead(db, guideid, row.langid);
 }
-const headSelect = (db: Db) => db.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp', 'public', 'userid', 'category', 'reader_revisionid'])
+const headSelect = (db: Db) => db.selectFrom('guides').select(['guideid', 'langid', 'revisionid', 'cache_stamp', 'public', 'userid', 'category', 'reader_revisionid', 'reader_view'])
   .select(sql<number>`case when exists (select 1 from approval_processes) then 1 else 0 end`.as('approvals'))
   .where('deleted', '=', 0);
 const guideHeadIn = prepared<{ guideid: number; langid: string }, GuideHead>('guide_head', (db, arg) =>
@@ -99,7 +99,7 @@ const guideRowIn = prepared<{ guideid: number; langid: string; deleted: number }
 /** What a light record shows of the guide's row. */
 const LIGHT_ROW_COLUMNS = [
   'g.guideid', 'g.langid', 'g.revisionid', 'g.userid', 'g.type', 'g.category', 'g.title', 'g.subject', 'g.summary', 'g.difficulty',
-  'g.time_required_max', 'g.public', 'g.imageid', 'g.step_imageid', 'g.modified_date',
+  'g.time_required_max', 'g.public', 'g.imageid', 'g.step_imageid', 'g.modified_date', 'g.reader_view', 'g.reader_revisionid',
 ] as const;
 const LIGHT_COLUMNS = [...LIGHT_ROW_COLUMNS, 'u.username'] as const;
 

@@ -16,6 +16,7 @@ import { guideUrl } from './guides.urls.js';
 import { commentsOnSteps } from '../comments/comments.queries.js';
 import { preferredRow, readableColumn, visiblePrerequisites } from './guides.access.js';
 import { loadFields, type FormField } from './guides.fields.js';
+import { asReadersSee } from '../shared/guide-reader.js';
 import { findGuideRow, flagsOfMany, lightSelect, loadBulletStyles, loadCurrentSource, loadCurrentSteps, parseJson, type BulletStyleRow, type BulletStyles, type Db, type GuideRow, type GuideSource, type LightRow, type LineSource, type StepSource } from './guides.queries.js';
 
 /** What a prerequisite-derived value rests on: whether it could differ for another viewer. */
@@ -81,7 +82,9 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
  * Light records for a page of rows as `viewer` sees them, with whether that could differ
  * for another viewer: three more queries (images, flags, prerequisites) for the page.
  */
-export async function lightGuidePage(db: Db, config: Config, rows: LightRow[], viewer: AuthUser | null) {
+export async function lightGuidePage(db: Db, config: Config, rowsAsStored: LightRow[], viewer: AuthUser | null) {
+  // Every list shows everyone what readers see (areas/shared/guide-reader.ts).
+  const rows = await asReadersSee(db, rowsAsStored);
   const [flags, images, prereqs] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
     loadImageObjects(db, config, rows.map((r) => r.imageid ?? r.step_imageid)),
@@ -313,7 +316,8 @@ export async function buildFullRecordFor(db: Db, config: Config, src: GuideSourc
     const d = docs.get(documentid);
     return d ? [{ documentid, url: d.url }] : [];
   });
-  const prereqs = visiblePrerequisites(prereqRows, src.prereqIds, row.langid, config.languages[0]);
+  // Prerequisites are shown as readers see them (areas/shared/guide-reader.ts).
+  const prereqs = visiblePrerequisites(await asReadersSee(db, prereqRows), src.prereqIds, row.langid, config.languages[0]);
   const [prereqImages, prereqDates] = await Promise.all([
     loadImageObjects(db, config, prereqs.map((p) => p.imageid ?? p.step_imageid)),
     prereqDatesOf(db, config, prereqs, viewer),

@@ -12,6 +12,7 @@ import { guideAccess } from './guides.access.js';
 import { createRelease, publishReleased, releaseRecords, type ReleaseRow } from './guides.releases.js';
 import { guideFor } from './guides.access.js';
 import { guideRowReadable, readableLanguages } from './guides.access.js';
+import { releaseShown } from '../shared/guide-reader.js';
 
 const TAG = ['Guide releases'];
 const ReleaseParam = Type.Object({ releaseid: Id() });
@@ -77,7 +78,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const user = request.user;
     let sel = db.selectFrom('guide_releases as r').innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'r.guideid').onRef('g.langid', '=', 'r.langid'))
       .selectAll('r').where('g.deleted', '=', 0);
-    sel = sel.where(guideRowReadable(user, 'g'));
+    sel = sel.where(guideRowReadable(user, 'g')).where(releaseShown(user, 'r', 'g'));
     if (q.guideid !== undefined) sel = sel.where('r.guideid', '=', q.guideid);
     if (q.langid !== undefined) sel = sel.where('r.langid', '=', q.langid);
     if (q.status !== undefined) sel = sel.where('r.status', '=', q.status);
@@ -103,10 +104,11 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const readsSome = q.langid === undefined && await db.selectFrom('guides as g').select('g.langid').where('g.guideid', '=', guideid)
       .where('g.deleted', '=', 0).where(guideRowReadable(request.user, 'g')).limit(1).executeTakeFirst();
     if (!readsSome) await guideFor(app, request, guideid, q.langid, 'read');
-    let sel = db.selectFrom('guide_releases').selectAll().where('guideid', '=', guideid);
-    if (q.langid !== undefined) sel = sel.where('langid', '=', q.langid);
-    else sel = sel.where('langid', 'in', readableLanguages(guideid, request.user));
-    const rows = await sel.orderBy('releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
+    let sel = db.selectFrom('guide_releases as r').innerJoin('guides as g', (j) => j.onRef('g.guideid', '=', 'r.guideid').onRef('g.langid', '=', 'r.langid'))
+      .selectAll('r').where('r.guideid', '=', guideid).where(releaseShown(request.user, 'r', 'g'));
+    if (q.langid !== undefined) sel = sel.where('r.langid', '=', q.langid);
+    else sel = sel.where('r.langid', 'in', readableLanguages(guideid, request.user));
+    const rows = await sel.orderBy('r.releaseid', q.order === 'DESC' ? 'desc' : 'asc').limit(q.limit).offset(q.offset).execute();
     return { releases: await releaseRecords(db, config, rows) };
   });
 

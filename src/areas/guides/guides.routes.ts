@@ -18,6 +18,8 @@ import { guideFor, guideHeadFor } from './guides.access.js';
 import { recordView } from '../view-history/view-history.recorder.js';
 import { invalidateGuide, readAhead, sendCachedGuide, sendCachedList } from './guides.cache.js';
 import { registerStoredRecords } from './guides.stored.js';
+import { listedForReaders, mayReadRevision, readerTags, refreshReaderViews, readerRevisionOf, readerViewDiffers, revisionShown } from '../shared/guide-reader.js';
+import { privateAnswer } from '../../http/conditional.js';
 
 const TAG = ['Guides'];
 
@@ -54,7 +56,8 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const byKeys = q.filter === undefined && q.modifiedSince === undefined && checkedByKeys(q.offset, q.limit);
     return sendCachedList(app, reply, request.user, `guides ${JSON.stringify(q)}`, listPage, (kept, reach) => pageCheckAgain(filtered(), page, dir, kept, reach, byKeys));
     function filtered() {
-      let keys = guideKeys(db).where('k.deleted', '=', 0);
+      // Lists show what readers see: not a guide whose first release awaits approval.
+      let keys = guideKeys(db).where('k.deleted', '=', 0).where(listedForReaders('k'));
       if (!q.includePrivate) keys = keys.where('k.public', '=', 1);
       if (q.guideids !== undefined) {
         const wanted = [...new Set(q.guideids.split(',').map((s) => Number(s.trim())))];
@@ -87,7 +90,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const { offset, limit, order } = request.query;
     const dir = order === 'DESC' ? 'desc' : 'asc';
     const rows = await lightSelect(db).innerJoin('guide_flags as f', 'f.guideid', 'g.guideid')
-      .where('f.flagid', '=', 'GUIDE_STARRED').where('g.deleted', '=', 0).where('g.public', '=', 1)
+      .where('f.flagid', '=', 'GUIDE_STARRED').where('g.deleted', '=', 0).where('g.public', '=', 1).where(listedForReaders('g'))
       .orderBy('g.guideid', dir).orderBy('g.langid', dir).limit(limit).offset(offset).execute();
     return lightGuideRecords(db, config, rows, request.user);
   });
@@ -97,7 +100,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'One guide: the full guide record',
-      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.',
+      description: 'Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide\'s). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get; such an answer, which differs by caller, carries `Cache-Control: private` and `Vary: Authorization, Cookie`. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.',
       params: GuideParam,
       querystring: Type.Object({
         langid: LangQuery(langs),
@@ -112,18 +115,20 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const ahead = q.revisionid === undefined ? readAhead(app, request.params.guideid, q.langid ?? config.languages[0], request.user) : undefined;
     // The head first (not the guide's texts): the cached record usually answers.
     const { head, access } = await guideHeadFor(app, request, request.params.guideid, q.langid, 'read');
-    // Under an approval process readers see the approved revision; undefined: no process applies.
+    // The reader rule (areas/shared/guide-reader.ts): under an approval process readers
+    // see the approved revision; editors the current one, or with `released` what readers see.
     const readerView = !access.edit || q.released === true;
-    const readerRevision = readerView ? await app.guideApprovals.readerRevision(db, head) : undefined;
-    let wanted = q.revisionid ?? head.revisionid;
-    if (readerRevision !== undefined) {
-      if (q.revisionid === undefined) {
-        if (readerRevision === null) throw new HttpError(404, 'not_released', 'This guide has no approved release yet.');
-        wanted = readerRevision;
-      } else if (!access.edit && q.revisionid !== readerRevision && !(await isReleasedRevision(head, q.revisionid))) {
-        throw notFound('Revision');
-      }
+    const shown = revisionShown(head, !readerView);
+    if (readerViewDiffers(head)) privateAnswer(reply);
+    let wanted: number;
+    if (q.revisionid === undefined) {
+      if (shown === null) throw new HttpError(404, 'not_released', 'This guide has no approved release yet.');
+      wanted = shown;
+    } else {
+      if (!(await mayReadRevision(db, head, access.edit, q.revisionid))) throw notFound('Revision');
+      wanted = q.revisionid;
     }
+    const readerRevision = readerRevisionOf(head);
     // The full row, read after the head: a write between them gives a newer record under the older key, never an older one.
     const fullRow = async () => {
       const row = await findGuideRow(db, config, head.guideid, head.langid);
@@ -133,7 +138,7 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     let answer;
     if (wanted === head.revisionid) {
       answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => buildFullRecordFor(db, config, await loadCurrentSource(db, await fullRow()), request.user, rendered), { readAhead: ahead });
-    } else if (readerRevision !== undefined && wanted === readerRevision) {
+    } else if (wanted === readerRevision) {
       // The approved revision readers see: cached under it, so a new approval (a new reader revision) misses.
       answer = await sendCachedGuide(app, reply, head, request.user, async (rendered) => {
         const source = await loadRevisionSource(db, await fullRow(), wanted);
@@ -148,12 +153,6 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     recordView(db, request.user?.userid, 'guide', head.guideid, head.langid, clock.now());
     return answer;
   });
-
-  /** Whether a revision of the guide was released (readers under a process may read those). */
-  async function isReleasedRevision(row: { guideid: number; langid: string }, revisionid: number): Promise<boolean> {
-    return !!(await db.selectFrom('guide_releases').select('releaseid').where('guideid', '=', row.guideid).where('langid', '=', row.langid)
-      .where('revisionid', '=', revisionid).where('status', '=', 'released').limit(1).executeTakeFirst());
-  }
 
   app.post('/guides', {
     config: { auth: 'author' },
@@ -179,7 +178,12 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
     let guideid: number;
     try {
-      guideid = await db.transaction().execute((trx) => insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags }));
+      guideid = await db.transaction().execute(async (trx) => {
+        const id = await insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags });
+        // Under an approval process (its category's, or the default) readers see nothing until a release is approved.
+        await refreshReaderViews(trx, app.guideApprovals.processFor, { guideid: id });
+        return id;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
       throw err;
@@ -280,9 +284,12 @@ export async function guidesRoutes(fastify: FastifyInstance) {
   app.get('/guides/:guideid/tags', {
     config: { auth: 'none' },
     schema: { tags: ['Tags'], summary: 'A guide\'s tags, alphabetically', params: GuideParam, querystring: Type.Object({ langid: LangQuery(langs) }), response: { 200: Type.Array(Type.String()), ...errorResponses(401, 403, 404, 422) } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const ctx = await guideFor(app, request, request.params.guideid, request.query.langid, 'read');
-    return tagsOf(db, 'guide', ctx.row.guideid);
+    // Readers see the tags of the revision they see (areas/shared/guide-reader.ts).
+    const kept = ctx.access.edit ? undefined : await readerTags(db, ctx.row);
+    if (readerViewDiffers(ctx.row)) privateAnswer(reply);
+    return kept ?? tagsOf(db, 'guide', ctx.row.guideid);
   });
 
   const TagBody = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });

@@ -7,6 +7,7 @@ import type { GuideRow } from '../guides/guides.queries.js';
 import type { WikiRow } from '../wikis/wikis.queries.js';
 import { guideUrl } from '../guides/guides.urls.js';
 import { wikiUrl } from '../wikis/wikis.queries.js';
+import { asReadersSee } from '../shared/guide-reader.js';
 
 export type Db = Kysely<Database>;
 export type ScheduleRow = Selectable<ReviewScheduleTable>;
@@ -77,7 +78,8 @@ export async function loadTargets(db: Db, refs: DocRefKey[]): Promise<Map<string
   const guideids = [...new Set(refs.filter((r) => r.doctype === 'guide').map((r) => r.docid))];
   const wikiids = [...new Set(refs.filter((r) => r.doctype === 'wiki').map((r) => r.docid))];
   if (guideids.length) {
-    const rows = await db.selectFrom('guides').selectAll().where('guideid', 'in', guideids).where('deleted', '=', 0).orderBy('langid').execute();
+    // As readers see them (areas/shared/guide-reader.ts).
+    const rows = await asReadersSee(db, await db.selectFrom('guides').selectAll().where('guideid', 'in', guideids).where('deleted', '=', 0).orderBy('langid').execute());
     for (const g of rows) {
       const key = docKey({ doctype: 'guide', docid: g.guideid });
       const t = out.get(key) ?? { doctype: 'guide' as const, docid: g.guideid, guideRows: [] };

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { outputRewritesBody } from '../../http/output.js';
-import { etagOf } from '../../http/conditional.js';
+import { etagOf, withVary } from '../../http/conditional.js';
 import { acceptsGzip } from '../../http/encoding.js';
 import { prepared } from '../../db/prepared.js';
 import { keptWhileUnchanged } from '../../db/kept-reads.js';
@@ -189,7 +189,7 @@ export function sendKept(reply: FastifyReply, entry: Pick<Entry, 'json' | 'etag'
   reply.header('etag', entry.etag);
   // The tag is weak (http/conditional.ts): the same for both codings of the same bytes.
   if (entry.gzip !== undefined && acceptsGzip(reply.request.headers['accept-encoding'])) {
-    return reply.header('content-encoding', 'gzip').header('vary', GZIP_VARY).send(entry.gzip);
+    return reply.header('content-encoding', 'gzip').header('vary', withVary(reply.getHeader('vary'), GZIP_VARY)).send(entry.gzip);
   }
   // Bytes only sent, not kept: lent, and given back once written (a response that never
   // finishes, its client gone, leaves its buffer to the collector).

@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { readableGuideIds } from '../shared/guide-access.js';
 import { prepared } from '../../db/prepared.js';
+import { guidesAheadOfReaders } from '../shared/guide-reader.js';
 
 export type TagDoctype = 'guide' | 'wiki';
 
@@ -83,7 +84,8 @@ export function listReadableTags(db: Kysely<Database>, user: AuthUser | null, pa
     .where((eb) => eb.exists(eb.selectFrom('doc_tags as d').select('d.tagid').whereRef('d.tagid', '=', 'tags.tagid')
       .where((w) => w.or([
         w('d.doctype', '=', 'wiki'),
-        w.and([w('d.doctype', '=', 'guide'), w('d.docid', 'in', readableGuideIds(db, user))]),
+        // Not the tags of guides whose current revision readers do not see (areas/shared/guide-reader.ts).
+        w.and([w('d.doctype', '=', 'guide'), w('d.docid', 'in', readableGuideIds(db, user)), w('d.docid', 'not in', guidesAheadOfReaders(db))]),
       ]))))
     .orderBy('tagid', page.order === 'DESC' ? 'desc' : 'asc').limit(page.limit).offset(page.offset).execute();
 }

@@ -9,6 +9,7 @@ import { loadFields, type FormField } from '../guides/guides.fields.js';
 import type { WorkLogTable } from './work-log.tables.js';
 import type { WorkLogEntry } from './work-log.schemas.js';
 import { listableBy } from './work-log.access.js';
+import { asReadersSee } from '../shared/guide-reader.js';
 
 export type WorkLogRow = Selectable<WorkLogTable>;
 type Db = Kysely<Database>;
@@ -99,7 +100,8 @@ export async function workLogRecords(db: Db, now: number, rows: WorkLogRow[]): P
     db.selectFrom('work_log_values').selectAll().where('entryid', 'in', ids).execute(),
     db.selectFrom('work_log_timings').selectAll().where('entryid', 'in', ids).orderBy('timingid').execute(),
     db.selectFrom('users').select(['userid', 'username']).where('userid', 'in', [...new Set(rows.map((r) => r.userid))]).execute(),
-    db.selectFrom('guides').select(['guideid', 'langid', 'title']).where('guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).execute(),
+    // Titles as readers see them (areas/shared/guide-reader.ts).
+    db.selectFrom('guides').select(['guideid', 'langid', 'title', 'revisionid', 'reader_view', 'reader_revisionid']).where('guideid', 'in', [...new Set(rows.map((r) => r.guideid))]).execute().then((g) => asReadersSee(db, g)),
     formsOfRevisions(db, rows.map((r) => r.revisionid)),
   ]);
   const valuesOf = new Map<number, Map<number, (typeof values)[number]>>();

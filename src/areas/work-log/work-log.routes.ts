@@ -9,7 +9,8 @@ import { Empty, errorResponses, Id } from '../../http/schemas.js';
 import { forbidden, invalidField, notFound, unprocessable, type FieldError } from '../../http/errors.js';
 import { isAdmin, parsePrivileges, requireUser, type AuthUser } from '../../http/auth.js';
 import { findGuideRow } from '../guides/guides.queries.js';
-import { canReadGuide } from '../guides/guides.access.js';
+import { canReadGuide, guideAccess } from '../guides/guides.access.js';
+import { mayReadRevision, revisionShown } from '../shared/guide-reader.js';
 import { StepDataPut, SuspendedQuery, TransitionBody, WorkLogCreate, WorkLogEntry, WorkLogList, WorkLogListQuery, type WorkLogStatus } from './work-log.schemas.js';
 import { findAssignee, findEntry, formOf, guideRevisionId, listEntries, suspendedEntries, workLogRecords, type WorkLogRow } from './work-log.queries.js';
 import { storedValue } from './work-log.values.js';
@@ -130,6 +131,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     if (!guide) throw invalidField(b.langid ? 'langid' : 'guideid', b.langid ? `Guide ${b.guideid} has no ${b.langid} version.` : `No guide ${b.guideid}.`);
     if (!(await canReadGuide(db, user, guide))) throw forbidden('This guide is private.');
     let assignee = user.userid;
+    let performer: AuthUser = user;
     if (b.userid !== undefined && b.userid !== user.userid) {
       forbiddenUnless(canAssignOthers(user), 'Only Moderators and Admins assign an entry to another user.');
       const other = await findAssignee(db, b.userid);
@@ -137,11 +139,17 @@ export async function workLogRoutes(fastify: FastifyInstance) {
       const asOther: AuthUser = { userid: other.userid, username: other.username, privileges: parsePrivileges(other.privileges), tokenHash: '', impersonatedBy: null };
       if (!(await canReadGuide(db, asOther, guide))) throw invalidField('userid', `User ${other.userid} may not read this guide.`);
       assignee = other.userid;
+      performer = asOther;
     }
-    let revisionid = guide.revisionid;
-    if (b.revisionid !== undefined && b.revisionid !== guide.revisionid) {
+    // The reader rule (areas/shared/guide-reader.ts): the performer performs what readers
+    // see (under an approval process, its approved revision) unless they may edit the guide.
+    const mayEdit = (await guideAccess(db, performer, guide)).edit;
+    const shown = revisionShown(guide, mayEdit);
+    if (shown === null) throw invalidField('guideid', `Guide ${guide.guideid} has no approved release yet.`, 'not_released');
+    let revisionid = shown;
+    if (b.revisionid !== undefined && b.revisionid !== shown) {
       const rev = await guideRevisionId(db, guide.guideid, guide.langid, b.revisionid);
-      if (rev === undefined) throw invalidField('revisionid', `Revision ${b.revisionid} is not a revision of guide ${guide.guideid} in ${guide.langid}.`);
+      if (rev === undefined || !(await mayReadRevision(db, guide, mayEdit, rev))) throw invalidField('revisionid', `Revision ${b.revisionid} is not a revision of guide ${guide.guideid} in ${guide.langid} that the performer may read.`);
       revisionid = rev;
     }
     const now = clock.now();

@@ -57,6 +57,7 @@ import * as teamOwnerIndex from './2026_12_03_1500_team_owner_index.js';
 import * as oversight from './2026_12_04_1100_oversight.js';
 import * as quizHtmlSanitized from './2026_12_04_1200_quiz_html_sanitized.js';
 import * as tokenSessions from './2026_12_04_1400_token_sessions.js';
+import * as guideReaderView from './2026_12_04_1000_guide_reader_view.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -115,4 +116,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_04_1100_oversight': oversight,
   '2026_12_04_1200_quiz_html_sanitized': quizHtmlSanitized,
   '2026_12_04_1400_token_sessions': tokenSessions,
+  '2026_12_04_1000_guide_reader_view': guideReaderView,
 };

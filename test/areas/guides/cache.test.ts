@@ -36,7 +36,7 @@ const writeQueued = () => flushStoredRecords(t.app);
 async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
   await writeQueued();
   const sent: string[] = [];
-  t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view|guide_records/.test(e.query.sql)) sent.push(e.query.sql); });
+  t.app.dbHandle.setQueryListener!((e) => { if (e.level === 'query' && !/cache_stamps|view_history|guide_records/.test(e.query.sql)) sent.push(e.query.sql); });
   try {
     await run();
   } finally {
