@@ -27,6 +27,8 @@ export interface AuthUser {
   tokenHash: string;
   /** The Admin behind an impersonation token. */
   impersonatedBy: number | null;
+  /** The request that carries this user: its id and client address, for the audit log (audit/audit.ts). */
+  request?: { readonly id: string; readonly ip: string };
 }
 
 declare module 'fastify' {
@@ -254,6 +256,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     }
     resolveToken(deps.db, token, deps.clock.now()).then((user) => {
       if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
+      user.request = request;
       request.user = user;
       finish();
     }).then(() => done(), (err: Error) => done(err));

@@ -54,6 +54,7 @@ import * as approvals from './2026_11_24_1000_approvals.js';
 import * as webhooks from './2026_11_24_1100_webhooks.js';
 import * as categoryStamp from './2026_11_24_1400_category_stamp.js';
 import * as teamOwnerIndex from './2026_12_03_1500_team_owner_index.js';
+import * as auditLog from './2026_12_04_1700_audit_log.js';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0000_foundation': foundation,
@@ -109,4 +110,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1700_comments_stamp_inserts': commentsStampInserts,
   '2026_11_28_2200_guide_row_stamp': guideRowStamp,
   '2026_12_03_1500_team_owner_index': teamOwnerIndex,
+  '2026_12_04_1700_audit_log': auditLog,
 };
