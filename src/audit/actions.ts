@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'user.password_changed',
   'user.password_reset',
   'user.email_changed',
+  'user.identifiers_changed',
   'user.login',
   'user.login_failed',
   'user.impersonated',

@@ -71,6 +71,11 @@ export function changesOf(before: Record<string, unknown> | null, after: Record<
   return Object.keys(out).length ? out : null;
 }
 
+/** The actor an event names, as the entry records it. */
+export function auditActor(actor: AuthUser | AuditActor | null): AuditActor {
+  return actor === null ? SYSTEM_ACTOR : 'tokenHash' in actor ? userActor(actor) : actor;
+}
+
 export interface AuditEvent {
   action: AuditAction;
   /** Who acted: the change's user (request.user), an actor (`requestActor`, SYSTEM_ACTOR), or null for the system. */
@@ -90,7 +95,7 @@ export interface AuditEvent {
 /** Records `event` in the change's transaction `trx` (appended at its commit). */
 export async function audit(trx: Kysely<any>, event: AuditEvent): Promise<void> {
   if (!isAuditAction(event.action)) throw new Error(`unknown audit action ${String(event.action)}`);
-  const actor = event.actor === null ? SYSTEM_ACTOR : 'tokenHash' in event.actor ? userActor(event.actor) : event.actor;
+  const actor = auditActor(event.actor);
   await queueAuditEntry(trx, {
     time: event.time,
     userid: actor.userid,

@@ -10,6 +10,7 @@ import { AppIdHeader, Email, Password, UniqueUsername, UserWithToken } from './u
 import { findUser, findUserByLogin } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
 import { createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
+import { audit, requestActor, type AuditEvent } from '../../audit/audit.js';
 
 const TAG = ['Authentication'];
 
@@ -27,10 +28,17 @@ export async function authRoutes(fastify: FastifyInstance) {
     if (typeof id !== 'string' || !config.appIds.includes(id)) throw new HttpError(401, 'invalid_app_id', 'A valid X-App-Id header is required.');
   }
 
-  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}) {
+  /** The user's record with a new token; `audited`: the token is issued in a transaction with this audit entry (a login, an impersonation). */
+  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, audited?: AuditEvent) {
     const row = await findUser(db, userid);
     if (!row) throw notFound('User');
-    const { token, expires } = await issueToken(db, config, clock, userid, opts);
+    const { token, expires } = audited
+      ? await db.transaction().execute(async (trx) => {
+        const issued = await issueToken(trx, config, clock, userid, opts);
+        await audit(trx, audited);
+        return issued;
+      })
+      : await issueToken(db, config, clock, userid, opts);
     return { ...(await userSelfRecord(db, config, fastify.badges, row)), authToken: token, token_expires: expires };
   }
 
@@ -54,10 +62,21 @@ export async function authRoutes(fastify: FastifyInstance) {
     if (!login) throw missingField('email');
     const user = await findUserByLogin(db, login);
     const ok = await verifyPassword(request.body.password, user?.password_hash ?? dummyHash);
-    if (!user || !ok) throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
-    if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
+    // Audited: the account when there is one (never the login string), and the request.
+    const attempt = (action: 'user.login' | 'user.login_failed'): AuditEvent => ({
+      action, actor: requestActor(request, user?.userid ?? null), time: clock.now(), resource_type: 'user', resource_id: user?.userid ?? '',
+    });
+    const failed = async () => db.transaction().execute((trx) => audit(trx, attempt('user.login_failed')));
+    if (!user || !ok) {
+      await failed();
+      throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
+    }
+    if (!user.enabled || user.banned > 0) {
+      await failed();
+      throw forbidden('This account is disabled.', 'account_disabled');
+    }
     // The version read with the hash just checked: a password change committed meanwhile ends this token.
-    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version }));
+    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version }, attempt('user.login')));
   });
 
   app.delete('/user/token', {
@@ -79,7 +98,8 @@ export async function authRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const admin = requireUser(request);
-    return reply.status(201).send(await withToken(request.body.userid, { impersonatedBy: admin.userid }));
+    const impersonated: AuditEvent = { action: 'user.impersonated', actor: admin, time: clock.now(), resource_type: 'user', resource_id: request.body.userid };
+    return reply.status(201).send(await withToken(request.body.userid, { impersonatedBy: admin.userid }, impersonated));
   });
 
   app.post('/users', {
@@ -105,7 +125,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     const { email, password, username, unique_username } = request.body;
     if (!username.trim()) throw invalidField('username', 'username must not be blank.');
     const userid = await db.transaction().execute((trx) =>
-      createUser(trx, config, clock, { email, password, username: username.trim(), unique_username, created_by: request.user?.userid ?? null }));
+      createUser(trx, config, clock, { email, password, username: username.trim(), unique_username, created_by: request.user?.userid ?? null, actor: request.user ?? requestActor(request) }));
     return reply.status(201).send(await withToken(userid));
   });
 
@@ -147,6 +167,7 @@ export async function authRoutes(fastify: FastifyInstance) {
         .returning('userid').executeTakeFirst();
       if (!used) throw invalidField('token', 'The reset token is invalid, used or expired.');
       await setPassword(trx, clock, used.userid, password_hash);
+      await audit(trx, { action: 'user.password_reset', actor: requestActor(request, used.userid), time: now, resource_type: 'user', resource_id: used.userid, changes: { password: {} } });
       return used.userid;
     });
     return withToken(userid);

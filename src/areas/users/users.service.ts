@@ -8,6 +8,8 @@ import { invalidField } from '../../http/errors.js';
 import { hashPassword, newToken } from '../../http/passwords.js';
 import type { Privilege } from '../../http/auth.js';
 import { queueMail } from '../../jobs/mail.js';
+import { audit, auditActor, type AuditActor } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 
 export interface NewUser {
   email: string;
@@ -16,6 +18,12 @@ export interface NewUser {
   unique_username?: string | null;
   privileges?: Privilege[];
   created_by?: number | null;
+  /**
+   * Who creates it, for the audit log (`user.created`; `db` must then be the transaction):
+   * a user, an actor (a registration's: its userid becomes the new account's), or null for
+   * the system. Absent: not audited (the demo seed, test factories).
+   */
+  actor?: AuthUser | AuditActor | null;
 }
 
 /** A password hash nobody can log in with: accounts created for others wait for a reset. */
@@ -50,6 +58,14 @@ export async function createUser(db: Kysely<Database>, config: Config, clock: Cl
       location: '',
       about: '',
     }).returning('userid').executeTakeFirstOrThrow();
+    if (u.actor !== undefined) {
+      const actor = auditActor(u.actor);
+      await audit(db, {
+        action: 'user.created', actor: u.actor === null ? null : { ...actor, userid: actor.userid ?? row.userid }, time: clock.now(),
+        resource_type: 'user', resource_id: row.userid,
+        changes: { username: { new: u.username }, privileges: { new: (u.privileges ?? ['User']).join(',') } },
+      });
+    }
     return row.userid;
   } catch (err) {
     // Two registrations racing for one address: the loser hears the same as above.
@@ -135,7 +151,7 @@ export interface CreateByEmailResult { email: string; status: 'created' | 'exist
  * Accounts for a list of addresses, in one transaction: each new one gets a display name
  * from its address and a password-reset mail; an address in use answers `exists`.
  */
-export async function createUsersByEmail(db: Kysely<Database>, config: Config, clock: Clock, creator: number, emails: string[], privileges: Privilege[]): Promise<CreateByEmailResult[]> {
+export async function createUsersByEmail(db: Kysely<Database>, config: Config, clock: Clock, creator: AuthUser, emails: string[], privileges: Privilege[]): Promise<CreateByEmailResult[]> {
   const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
   return db.transaction().execute(async (trx) => {
     const out: CreateByEmailResult[] = [];
@@ -151,7 +167,7 @@ export async function createUsersByEmail(db: Kysely<Database>, config: Config, c
         continue;
       }
       const username = email.split('@')[0].slice(0, 100);
-      const userid = await createUser(trx, config, clock, { email, password: null, username, privileges, created_by: creator });
+      const userid = await createUser(trx, config, clock, { email, password: null, username, privileges, created_by: creator.userid, actor: creator });
       await startPasswordReset(trx, config, clock, { userid, email, username });
       out.push({ email, status: 'created', userid, message: 'Created; a mail to set the password was sent.' });
     }
