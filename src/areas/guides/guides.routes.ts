@@ -1,5 +1,6 @@
 // Guides: lists, one guide (current or any kept revision), create, edit, delete,
 // publish, restore, tags. (GET /guides/{guideid}/approvalProcesses is the approvals area's.)
+import { auditGuideCreated } from './guides.audit.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -179,7 +180,13 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     const tags = (b.tags ?? []).map((t, i) => checkTag(t, `tags[${i}]`));
     let guideid: number;
     try {
-      guideid = await db.transaction().execute((trx) => insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags }));
+      guideid = await db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const id = await insertGuide(trx, now, { guideid: b.guideid, langid, userid: user.userid, fields, tags });
+        const created = await trx.selectFrom('guides').select('revisionid').where('guideid', '=', id).where('langid', '=', langid).executeTakeFirstOrThrow();
+        await auditGuideCreated(trx, user, now, { guideid: id, langid, revisionid: created.revisionid, title: fields.set.title });
+        return id;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw invalidField('langid', `Guide ${b.guideid} already exists in ${langid}.`, 'duplicate');
       throw err;
