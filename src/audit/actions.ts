@@ -36,8 +36,13 @@ export const AUDIT_ACTIONS = [
   // Wikis
   'wiki.created',
   'wiki.edited',
+  'wiki.translated',
+  'wiki.reverted',
+  'wiki.tagged',
+  'wiki.untagged',
   'wiki.deleted',
-  'wiki.restored',
+  'wiki.released',
+  'wiki.release_removed',
   // Webhook subscriptions
   'webhook.created',
   'webhook.edited',
