@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum, TimestampParam } from '../../http/schemas.js';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from '../../audit/actions.js';
 
-const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'HMAC-SHA256, hex.' });
+const Hash = Type.String({ description: 'HMAC-SHA256, 64 hex digits.' });
 
 export const AuditEntry = Type.Object({
   auditid: Type.Integer({ description: 'Gapless and increasing in commit order.' }),
