@@ -26,6 +26,7 @@ import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from 
 import { JobWorker } from './jobs/queue.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { auditChainKey } from './audit/key.js';
 import { noApprovals, noStageAssessmentFields, type GuideApprovals, type StageAssessmentFields } from './areas/area.js';
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
 import type { MediaUsageCheck } from './areas/media/media-usage.js';
@@ -166,6 +167,8 @@ export async function buildApp(options: BuildAppOptions) {
 
   app.setSerializerCompiler(serializerCompiler());
 
+  // The audit log's appends hash with it (db/audit-append.ts); a bad setting stops the start here.
+  handle.setAuditChainKey(auditChainKey(config));
   app.decorate('db', handle.db);
   app.decorate('dbHandle', handle);
   app.decorate('config', config);

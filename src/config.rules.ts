@@ -99,6 +99,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   MODULE_MAX_RATIO: int(),
   SITE_NAME: text,
   WEBHOOK_SECRETS_KEY: secret,
+  AUDIT_CHAIN_KEY: secret,
   WEBHOOK_TIMEOUT_MS: int(),
   WEBHOOK_MAX_FAILURES: int(),
   WEBHOOKS_APPROVALS_DEFAULT: bool,

@@ -145,6 +145,8 @@ export interface Config {
   siteName: string;
   /** The key sealing webhook signing keys in the database (AES-256-GCM); empty: a random key kept in DATA_DIR/webhook-secrets.key. */
   webhookSecretsKey: string;
+  /** The key of the audit log's hash chain (HMAC-SHA256); empty: a random key kept in DATA_DIR/audit-chain.key (docs/audit.md). */
+  auditChainKey: string;
   /** Wall-clock limit of one webhook delivery, in milliseconds. */
   webhookTimeoutMs: number;
   /** Consecutive failed deliveries after which a subscription is disabled. */
@@ -288,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     moduleMaxRatio: Math.max(1, int('MODULE_MAX_RATIO', env.MODULE_MAX_RATIO, 200)),
     siteName: env.SITE_NAME || 'Content Platform',
     webhookSecretsKey: env.WEBHOOK_SECRETS_KEY || '',
+    auditChainKey: env.AUDIT_CHAIN_KEY || '',
     webhookTimeoutMs: Math.max(100, int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000)),
     webhookMaxFailures: Math.max(1, int('WEBHOOK_MAX_FAILURES', env.WEBHOOK_MAX_FAILURES, 15)),
     webhooksApprovalsDefault: bool('WEBHOOKS_APPROVALS_DEFAULT', env.WEBHOOKS_APPROVALS_DEFAULT, true),

@@ -18,8 +18,9 @@ import { trainingModulesArea } from './training-modules/modules.area.js';
 import { quizzesArea } from './quizzes/quizzes.area.js';
 import { signoffsArea } from './sign-offs/signoffs.area.js';
 import { skillsArea } from './skills/skills.area.js';
+import { auditArea } from './audit/audit.area.js';
 
 // Media seeds its images before the guides use them; guides seed bare CATEGORY rows
 // that the wikis seeder fills in. Courses seed before what builds on them: the modules'
 // demo adds a stage to the demo course, the assessments fill its quiz and sign-off stages.
-export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, coursesArea, trainingModulesArea, quizzesArea, signoffsArea, skillsArea];
+export const areas: Area[] = [usersArea, teamsArea, mediaArea, guidesArea, wikisArea, commentsArea, viewHistoryArea, searchArea, glossaryArea, workLogArea, webhooksArea, approvalsArea, periodicReviewArea, coursesArea, trainingModulesArea, quizzesArea, signoffsArea, skillsArea, auditArea];

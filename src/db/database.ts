@@ -4,12 +4,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type LogEvent, type PostgresDialectConfig, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 import type { Config } from '../config.js';
 import { queryEvent, registerDirectExecutor } from './prepared.js';
 import { nameStatements, queryLookup } from './pg-statements.js';
 import { walHeaderReader } from './wal-header.js';
+import { appendQueuedAudit, dropAuditQueue, type AuditChainKeyHolder } from './audit-append.js';
 import { startCheckpointer, type CheckpointResult, type MergeResult, type WriteGate } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -34,6 +35,8 @@ export interface DatabaseHandle {
   longWorkDb: Kysely<Database>;
   /** PostgreSQL: the request pool's clients (all, idle) and the callers waiting for one. */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /** The key the audit log's appends are hashed with (audit-append.ts), set by the app (audit/key.ts). */
+  setAuditChainKey(key: Buffer): void;
 }
 
 export interface DatabaseOptions {
@@ -96,12 +99,14 @@ const WRITES = /^\s*(insert|update|delete|replace|with|create|drop|alter)\b/i;
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #gate: WriteGate | undefined;
   readonly #inTransaction: () => boolean;
+  readonly #audit: AuditChainKeyHolder;
   /** A write transaction is open and counted at the gate (there is one connection). */
   #writing = false;
-  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean) {
+  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean, audit: AuditChainKeyHolder) {
     super(config);
     this.#gate = gate;
     this.#inTransaction = inTransaction;
+    this.#audit = audit;
   }
   #gated: DatabaseConnection | undefined;
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -143,11 +148,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
     }
   }
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    // A failed COMMIT is followed by Kysely's ROLLBACK, which ends the write.
+    // The audit entries the transaction queued, as its last step (the write lock is held).
+    // A failed append or COMMIT is followed by Kysely's ROLLBACK, which ends the write.
+    await appendQueuedAudit(connection, 'sqlite', this.#audit);
     await super.commitTransaction(connection);
     this.#endWrite();
   }
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    dropAuditQueue(connection);
     try {
       // SQLite may have rolled the transaction back itself (SQLITE_FULL, a disk full at a
       // commit): a ROLLBACK would fail, and its error would hide the one that tells why.
@@ -167,14 +175,46 @@ class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #gate: WriteGate | undefined;
   readonly #inTransaction: () => boolean;
-  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean) {
+  readonly #audit: AuditChainKeyHolder;
+  constructor(config: SqliteDialectConfig, gate: WriteGate | undefined, inTransaction: () => boolean, audit: AuditChainKeyHolder) {
     super(config);
     this.#config = config;
     this.#gate = gate;
     this.#inTransaction = inTransaction;
+    this.#audit = audit;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config, this.#gate, this.#inTransaction);
+    return new ImmediateSqliteDriver(this.#config, this.#gate, this.#inTransaction, this.#audit);
+  }
+}
+
+/** PostgreSQL, with the audit entries a transaction queued appended before its COMMIT (audit-append.ts). */
+class AuditedPostgresDriver extends PostgresDriver {
+  readonly #audit: AuditChainKeyHolder;
+  constructor(config: PostgresDialectConfig, audit: AuditChainKeyHolder) {
+    super(config);
+    this.#audit = audit;
+  }
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await appendQueuedAudit(connection, 'postgres', this.#audit);
+    await super.commitTransaction(connection);
+  }
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    dropAuditQueue(connection);
+    await super.rollbackTransaction(connection);
+  }
+}
+
+class AuditedPostgresDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+  readonly #audit: AuditChainKeyHolder;
+  constructor(config: PostgresDialectConfig, audit: AuditChainKeyHolder) {
+    super(config);
+    this.#config = config;
+    this.#audit = audit;
+  }
+  override createDriver(): Driver {
+    return new AuditedPostgresDriver(this.#config, this.#audit);
   }
 }
 
@@ -220,6 +260,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   let listener = options.onQuery ?? null;
   const log = (event: LogEvent) => listener?.(event);
   const setQueryListener = (fn: ((event: LogEvent) => void) | null) => { listener = fn; };
+  const audit: AuditChainKeyHolder = {};
+  const setAuditChainKey = (key: Buffer) => { audit.key = key; };
   if (dialectOf(url) === 'postgres') {
     const named = options.namedStatements ?? true;
     const postgres = (config: pg.PoolConfig) => {
@@ -227,7 +269,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       // An idle client's error (the server restarting) must not crash the process.
       pool.on('error', () => {});
       if (named) nameStatements(pool);
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+      const db = new Kysely<Database>({ dialect: new AuditedPostgresDialect({ pool }, audit), log });
       // Prepared lookups (prepared.ts) as named statements: parsed and planned once per connection.
       registerDirectExecutor(db, {
         run: async (name, text, values) => {
@@ -256,7 +298,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     };
     const { pool } = requests;
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db: requests.db, longWorkDb: longWork.db, dialect: 'postgres', location: url, destroy, setQueryListener, poolStats };
+    return { db: requests.db, longWorkDb: longWork.db, dialect: 'postgres', location: url, destroy, setQueryListener, poolStats, setAuditChainKey };
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -290,7 +332,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const header = walHeader ? walHeader.read() : null;
     return header === null ? `v${dataVersion.get() as number}` : header;
   };
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer, () => sqlite.inTransaction), log });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, checkpointer, () => sqlite.inTransaction, audit), log });
   // Prepared lookups (prepared.ts) run synchronously on the one connection, unless a
   // transaction is open on it (a request awaiting between its statements): then they
   // wait for it through Kysely, so that no read ever sees a write not yet committed.
@@ -316,5 +358,5 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     await db.destroy();
     walHeader?.close();
   };
-  return { db, longWorkDb: db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep };
+  return { db, longWorkDb: db, dialect: 'sqlite', location: file, destroy, setQueryListener, checkpoint: checkpointer?.now, mergeSearchIndex: checkpointer?.mergeStep, setAuditChainKey };
 }

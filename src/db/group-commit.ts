@@ -11,6 +11,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { isPostgres } from './helpers.js';
+import { auditQueueMark, rollbackAuditQueue } from './audit-append.js';
 
 type Db = Kysely<Database>;
 
@@ -38,11 +39,14 @@ export function groupCommitted<A, R>(write: (db: Db, args: A) => Promise<R>): (d
       await db.transaction().execute(async (trx) => {
         for (const w of batch) {
           await sql`savepoint grouped_write`.execute(trx);
+          // The audit entries it queued stay only with a savepoint that is kept (audit-append.ts).
+          const audited = await auditQueueMark(trx);
           try {
             outcomes.push({ value: await write(trx, w.args) });
           } catch (error) {
             outcomes.push({ error });
             await sql`rollback to grouped_write`.execute(trx);
+            await rollbackAuditQueue(trx, audited);
           }
           await sql`release grouped_write`.execute(trx);
         }

@@ -19,5 +19,6 @@ import type { TrainingModulesTables } from '../areas/training-modules/modules.ta
 import type { QuizzesTables } from '../areas/quizzes/quizzes.tables.js';
 import type { SkillsTables } from '../areas/skills/skills.tables.js';
 import type { SignoffsTables } from '../areas/sign-offs/signoffs.tables.js';
+import type { AuditTables } from '../audit/audit.tables.js';
 
-export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, TrainingModulesTables, QuizzesTables, SkillsTables, SignoffsTables {}
+export interface Database extends FoundationTables, UsersTables, TeamsTables, GuidesTables, MediaTables, WikisTables, CommentsTables, ViewHistoryTables, SearchTables, GlossaryTables, WorkLogTables, ApprovalsTables, WebhooksTables, ReviewTables, CoursesTables, TrainingModulesTables, QuizzesTables, SkillsTables, SignoffsTables, AuditTables {}

@@ -31,6 +31,8 @@ export interface AuthUser {
   impersonatedBy: number | null;
   /** Authenticated by the `session_cp` cookie (http/session.ts), not by an Authorization header. */
   viaSession?: boolean;
+  /** The request that carries this user: its id and client address, for the audit log (audit/audit.ts). */
+  request?: { readonly id: string; readonly ip: string };
 }
 
 declare module 'fastify' {
@@ -189,7 +191,7 @@ export async function reauthorize(request: FastifyRequest, trx: Kysely<Database>
   if (!before) return; // an anonymous request has no token to lose
   const user = await lookupToken(trx, before.tokenHash, request.server.clock.now(), true);
   if (!user || user.userid !== before.userid) throw unauthorized('The token was revoked or expired while the request ran.', 'invalid_token');
-  request.user = { ...user, viaSession: before.viaSession };
+  request.user = { ...user, viaSession: before.viaSession, request: before.request };
   checkAccess(request, request.routeOptions.config?.auth ?? 'user');
 }
 
@@ -278,6 +280,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     const user = await resolveSession(deps.db, cookie, deps.clock.now());
     if (!user) return clearSessionCookie(reply, publicUrl);
     if (!isSafeMethod(request.method) && !fromOwnOrigin(request, publicUrl)) return void crossSiteSession.add(request);
+    user.request = request;
     request.user = user;
   };
 
@@ -310,6 +313,7 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     }
     resolveToken(deps.db, token, deps.clock.now()).then((user) => {
       if (!user) throw unauthorized('The token is invalid, expired or revoked.', 'invalid_token');
+      user.request = request;
       request.user = user;
       finish();
     }).then(() => done(), (err: Error) => done(err));

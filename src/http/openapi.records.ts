@@ -15,6 +15,7 @@ import { GlossaryEntry, GlossaryPutResult, GlossaryTranslation } from '../areas/
 import { Badge, BadgeCounts, UserDetail, UserListItem, UserSelf, UserSummary, UserWithToken } from '../areas/users/users.schemas.js';
 import { Hierarchy, Identification, RevisionItem, Supplier, WikiFull, WikiLight, WikiRelease } from '../areas/wikis/wikis.schemas.js';
 import { Timing, WorkData, WorkLogEntry } from '../areas/work-log/work-log.schemas.js';
+import { AuditEntry, AuditPage, AuditVerifyResult } from '../areas/audit/audit.schemas.js';
 import { WebhookEventGroup, WebhookEventItem, WebhookLogRow, WebhookLogs, WebhookRedelivery, WebhookSubscription } from '../areas/webhooks/webhooks.schemas.js';
 import {
   ApprovalProcess, ApprovalProcessDetail, ApprovalRequest, ApprovalRequestGuide, ApprovalRequestStage, ApprovalSignature, ApprovalStage, ProcessSearchResult,
@@ -57,6 +58,7 @@ export const RECORDS: Record<string, TSchema> = {
   CourseAssignmentDetails: AssignmentDetails,
   ExternalTrainingModule: TrainingModule, ExternalTrainingModuleImport: ModuleImport, ExternalTrainingModuleImportProgress: ImportProgress,
   ExternalTrainingModuleUsage: ModuleUsage, ExternalTrainingModulePlayer: PlayerData, ScormCommitResult: CommitResult,
+  AuditEntry, AuditPage, AuditVerifyResult,
 };
 
 /** Titles every record with its name (idempotent; a record keeps a title it already has). */

@@ -18,11 +18,16 @@ import {
 import { writeFields, type FieldValues } from './guides.fields.js';
 import { answeringConflict, NothingToChange, unlessUnchanged } from '../content/revisions.js';
 import { addTag, removeTag } from '../tags/tags.queries.js';
+import { auditGuideChange, type GuideChangeAction } from './guides.audit.js';
+import type { AuditChanges } from '../../audit/audit.js';
 
 export interface ChangeOptions {
   /** The revisionid the client sent; undefined for changes that take none. */
   expected?: number;
-  action: string;
+  /** The revision's action; the audit log's entry is named after it (guides.audit.ts). */
+  action: GuideChangeAction;
+  /** What the audit entry names beside the row's changed columns (a step, the prerequisites): fields without values. */
+  audited?: AuditChanges;
   /** Columns of the guide's row the change writes (given the change's time and the row as locked): written with the new revision. */
   set?: (now: number, locked: GuideRow) => Updateable<GuideTable>;
   /** The prerequisites, when `fn` writes them (the snapshot then does not read them back). */
@@ -51,7 +56,9 @@ async function changeGuideRow<T>(app: FastifyInstance, ctx: GuideContext, opts: 
     const locked = await lockGuide(trx, guideid, langid, opts.expected);
     const parts = opts.keepsParts ? keptParts(app).get(locked) : undefined;
     const out = fn ? await fn(trx, now) : undefined;
-    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set: opts.set?.(now, locked), prerequisites: opts.prerequisites, parts });
+    const set = opts.set?.(now, locked);
+    const committed = await commitGuideRevisionRow(trx, guideid, langid, ctx.user?.userid ?? null, now, opts.action, { row: locked, set, prerequisites: opts.prerequisites, parts });
+    await auditGuideChange(trx, ctx.user, now, opts, locked, set, committed.row.revisionid);
     return { out, locked, committed };
   }).then((done) => {
     keptParts(app).set(done.committed.row, done.committed.parts);
@@ -125,7 +132,8 @@ export async function editGuide(app: FastifyInstance, reply: FastifyReply, ctx: 
   };
   const prerequisites = fields.prerequisites;
   const category = fields.set.category;
-  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites, keepsParts: true }, prerequisites || category !== undefined
+  const audited = prerequisites ? { prerequisites: {} } : undefined;
+  const done = await changeGuideRow(app, ctx, { expected, action: 'edit', set, prerequisites, keepsParts: true, audited }, prerequisites || category !== undefined
     ? async (trx) => {
       if (prerequisites) await setPrerequisites(trx, ctx.row.guideid, ctx.row.langid, prerequisites);
       // Filed elsewhere: another approval process (or none) may apply (areas/shared/guide-reader.ts).
@@ -176,7 +184,9 @@ export interface StepChange {
 /** Edits a step at its own revision (409 with the current step when stale); the guide's revision moves too. */
 export async function editStep(app: FastifyInstance, ctx: GuideContext, stepid: number, expected: number, c: StepChange) {
   const { guideid, langid } = ctx.row;
-  await changeGuide(app, ctx, { action: 'step_edit' }, async (trx, now) => {
+  const audited: AuditChanges = { stepid: { new: stepid } };
+  for (const part of ['title', 'lines', 'media', 'fields', 'orderby'] as const) if (c[part] !== undefined) audited[part] = {};
+  await changeGuide(app, ctx, { action: 'step_edit', audited }, async (trx, now) => {
     await lockStep(trx, stepid, now, expected);
     if (c.title !== undefined) await trx.updateTable('guide_steps').set({ title: c.title.trim() }).where('stepid', '=', stepid).execute();
     if (c.lines) await writeLines(trx, stepid, c.lines);

@@ -1,5 +1,7 @@
 // Releases: a kept revision of a guide, released as a major or minor version. Removing
 // a release marks it `removed` (it stays listed). The approvals area builds on these.
+import { audit, changesOf } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -40,15 +42,24 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
    * Releases a revision inside `trx`: released at once, or, when an approval process
    * applies to the guide, `pending` with the request that decides it.
    */
-  async function release(trx: typeof db, now: number, guide: { guideid: number; langid: string; category: string }, r: Omit<Parameters<typeof createRelease>[2], 'status'> & { userid: number }) {
+  async function release(trx: typeof db, now: number, guide: { guideid: number; langid: string; category: string }, r: Omit<Parameters<typeof createRelease>[2], 'status'> & { userid: number }, actor: AuthUser) {
     const processid = await app.guideApprovals.processFor(trx, guide);
     const row = await createRelease(trx, now, { ...r, status: processid === null ? 'released' : 'pending' });
+    await auditRelease(trx, actor, now, 'guide.released', row, changesOf(null, { releaseid: row.releaseid, status: row.status, type: row.type, version: row.version }), row.notes);
     if (processid === null) {
       await publishReleased(trx, config, now, row);
       return row;
     }
     const approval_requestid = await app.guideApprovals.openRequest(trx, config, clock, row, processid, r.userid);
     return { ...row, approval_requestid };
+  }
+
+  /** Records a change of release `row` of a guide, in its transaction (the guide's history: resource guide). */
+  async function auditRelease(trx: typeof db, actor: AuthUser, now: number, action: 'guide.released' | 'guide.release_edited' | 'guide.release_removed', row: ReleaseRow, changes: ReturnType<typeof changesOf>, reason?: string) {
+    await audit(trx, {
+      action, actor, time: now, resource_type: 'guide', resource_id: row.guideid, langid: row.langid, revisionid_after: row.revisionid,
+      changes: { releaseid: { new: row.releaseid }, ...changes }, reason: reason || null,
+    });
   }
 
   /** A release decided by an approval request changes only through the request (sign, cancel). */
@@ -139,7 +150,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     if (!rev) throw invalidField('revisionid', `Revision ${revisionid} is not a revision of guide ${ctx.row.guideid} (${ctx.row.langid}).`);
     const row = await db.transaction().execute((trx) => release(trx, clock.now(), ctx.row, {
       guideid: ctx.row.guideid, langid: ctx.row.langid, revisionid, userid: user.userid, type: b.type, notes: b.notes ?? '', version: b.version?.trim() || null, reviewed: b.reviewed === true,
-    }));
+    }, user));
     return reply.status(201).send(await one(row));
   });
 
@@ -173,6 +184,10 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
       let q = trx.updateTable('guide_releases').set(set).where('releaseid', '=', row.releaseid);
       if (becomesReleased) q = q.where('status', '=', row.status);
       const out = await q.executeTakeFirst();
+      if (Number(out.numUpdatedRows) > 0) {
+        const changes = changesOf(row as unknown as Record<string, unknown>, set);
+        if (changes) await auditRelease(trx, requireUser(request), clock.now(), 'guide.release_edited', row, changes, b.notes);
+      }
       if (becomesReleased && Number(out.numUpdatedRows) > 0) {
         const now = clock.now();
         await publishReleased(trx, config, now, { ...row, ...set } as ReleaseRow);
@@ -193,7 +208,12 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const row = await editableRelease(request, request.params.releaseid);
     refuseUnderApproval(row, row.status !== 'removed');
-    await db.updateTable('guide_releases').set({ status: 'removed' }).where('releaseid', '=', row.releaseid).execute();
+    if (row.status !== 'removed') {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('guide_releases').set({ status: 'removed' }).where('releaseid', '=', row.releaseid).execute();
+        await auditRelease(trx, requireUser(request), clock.now(), 'guide.release_removed', row, changesOf(row as unknown as Record<string, unknown>, { status: 'removed' }));
+      });
+    }
     return one(await existingRelease(row.releaseid));
   });
 
@@ -229,7 +249,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
     const rows = await db.transaction().execute(async (trx) => {
       const out: ReleaseRow[] = [];
       for (const g of targets) {
-        out.push(await release(trx, now, g, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version }));
+        out.push(await release(trx, now, g, { guideid: g.guideid, langid: g.langid, revisionid: g.revisionid, userid: user.userid, type: source.type, notes: source.notes, version: source.version }, user));
       }
       return out;
     });

@@ -1,5 +1,6 @@
 // Guides: lists, one guide (current or any kept revision), create, edit, delete,
 // publish, restore, tags. (GET /guides/{guideid}/approvalProcesses is the approvals area's.)
+import { auditGuideCreated } from './guides.audit.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -179,9 +180,12 @@ export async function guidesRoutes(fastify: FastifyInstance) {
     let guideid: number;
     try {
       guideid = await db.transaction().execute(async (trx) => {
-        const id = await insertGuide(trx, clock.now(), { guideid: b.guideid, langid, userid: user.userid, fields, tags });
+        const now = clock.now();
+        const id = await insertGuide(trx, now, { guideid: b.guideid, langid, userid: user.userid, fields, tags });
         // Under an approval process (its category's, or the default) readers see nothing until a release is approved.
         await refreshReaderViews(trx, app.guideApprovals.processFor, { guideid: id });
+        const created = await trx.selectFrom('guides').select('revisionid').where('guideid', '=', id).where('langid', '=', langid).executeTakeFirstOrThrow();
+        await auditGuideCreated(trx, user, now, { guideid: id, langid, revisionid: created.revisionid, title: fields.set.title });
         return id;
       });
     } catch (err) {

@@ -101,7 +101,7 @@ export async function guideStepsRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const step = await stepOf(request.params.guideid, request.params.stepid);
     const ctx = await guideFor(app, request, step.guideid, step.langid, 'edit');
-    await changeGuide(app, ctx, { action: 'step_delete' }, async (trx, now) => {
+    await changeGuide(app, ctx, { action: 'step_delete', audited: { stepid: { old: step.stepid } } }, async (trx, now) => {
       await lockStep(trx, step.stepid, now, request.query.revisionid);
       await trx.deleteFrom('guide_lines').where('stepid', '=', step.stepid).execute();
       await trx.deleteFrom('guide_step_images').where('stepid', '=', step.stepid).execute();

@@ -11,6 +11,7 @@ import { findUser } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
 import { checkCredentials, createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
 import { clearSessionCookie, mayStartSession, sessionCookieOf, setSessionCookie } from '../../http/session.js';
+import { audit, requestActor, type AuditEvent } from '../../audit/audit.js';
 
 const TAG = ['Authentication'];
 
@@ -26,10 +27,20 @@ export async function authRoutes(fastify: FastifyInstance) {
     if (typeof id !== 'string' || !config.appIds.includes(id)) throw new HttpError(401, 'invalid_app_id', 'A valid X-App-Id header is required.');
   }
 
-  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, reply?: FastifyReply) {
+  /**
+   * The user's record with a new token; `reply`: sets the session cookie when one was issued;
+   * `audited`: the token is issued in a transaction with this audit entry (a login, an impersonation).
+   */
+  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, reply?: FastifyReply, audited?: AuditEvent) {
     const row = await findUser(db, userid);
     if (!row) throw notFound('User');
-    const { token, expires, session } = await issueToken(db, config, clock, userid, opts);
+    const { token, expires, session } = audited
+      ? await db.transaction().execute(async (trx) => {
+        const issued = await issueToken(trx, config, clock, userid, opts);
+        await audit(trx, audited);
+        return issued;
+      })
+      : await issueToken(db, config, clock, userid, opts);
     if (reply && session) setSessionCookie(reply, config.publicUrl, session, expires - clock.now());
     return { ...(await userSelfRecord(db, config, fastify.badges, row)), authToken: token, token_expires: expires };
   }
@@ -52,11 +63,16 @@ export async function authRoutes(fastify: FastifyInstance) {
     checkAppId(request);
     const login = request.body.email ?? request.body.login;
     if (!login) throw missingField('email');
-    const user = await checkCredentials(db, config, login, request.body.password, app.loginAttempts);
+    // Audited: the account when there is one (never the login string), and the request.
+    const attempt = (action: 'user.login' | 'user.login_failed', userid: number | null): AuditEvent => ({
+      action, actor: requestActor(request, userid), time: clock.now(), resource_type: 'user', resource_id: userid ?? '',
+    });
+    const user = await checkCredentials(db, config, login, request.body.password, app.loginAttempts,
+      (userid) => db.transaction().execute((trx) => audit(trx, attempt('user.login_failed', userid))));
     // The version read with the hash just checked: a password change committed meanwhile ends this token.
     // The session cookie too, unless a page of another origin sent the login.
     const session = mayStartSession(request, config.publicUrl);
-    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version, session }, reply));
+    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version, session }, reply, attempt('user.login', user.userid)));
   });
 
   app.delete('/user/token', {
@@ -80,7 +96,8 @@ export async function authRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const admin = requireUser(request);
-    return reply.status(201).send(await withToken(request.body.userid, { impersonatedBy: admin.userid }));
+    const impersonated: AuditEvent = { action: 'user.impersonated', actor: admin, time: clock.now(), resource_type: 'user', resource_id: request.body.userid };
+    return reply.status(201).send(await withToken(request.body.userid, { impersonatedBy: admin.userid }, undefined, impersonated));
   });
 
   app.post('/users', {
@@ -106,7 +123,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     const { email, password, username, unique_username } = request.body;
     if (!username.trim()) throw invalidField('username', 'username must not be blank.');
     const userid = await db.transaction().execute((trx) =>
-      createUser(trx, config, clock, { email, password, username: username.trim(), unique_username, created_by: request.user?.userid ?? null }));
+      createUser(trx, config, clock, { email, password, username: username.trim(), unique_username, created_by: request.user?.userid ?? null, actor: request.user ?? requestActor(request) }));
     return reply.status(201).send(await withToken(userid));
   });
 
@@ -148,6 +165,7 @@ export async function authRoutes(fastify: FastifyInstance) {
         .returning('userid').executeTakeFirst();
       if (!used) throw invalidField('token', 'The reset token is invalid, used or expired.');
       await setPassword(trx, clock, used.userid, password_hash);
+      await audit(trx, { action: 'user.password_reset', actor: requestActor(request, used.userid), time: now, resource_type: 'user', resource_id: used.userid, changes: { password: {} } });
       return used.userid;
     });
     return withToken(userid);

@@ -8,6 +8,7 @@ import { HttpError } from '../../http/errors.js';
 import { LOGIN_PATH, safeNext, sendLoginPage } from '../../http/login-page.js';
 import { mayStartSession, setSessionCookie } from '../../http/session.js';
 import { checkCredentials, issueToken } from './users.service.js';
+import { audit, requestActor, type AuditEvent } from '../../audit/audit.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
@@ -28,14 +29,23 @@ export async function loginRoutes(app: FastifyInstance) {
     const password = typeof form.password === 'string' ? form.password.slice(0, 200) : '';
     if (!mayStartSession(request, config.publicUrl)) return sendLoginPage(reply, 403, { next, error: 'This form must be sent from this site\'s own login page.' });
     if (!login || !password) return sendLoginPage(reply, 422, { next, login, error: 'Enter your e-mail or username and your password.' });
+    // Audited as POST /user/token is: the account when there is one, never the login string.
+    const loginEntry = (action: 'user.login' | 'user.login_failed', userid: number | null): AuditEvent => ({
+      action, actor: requestActor(request, userid), time: clock.now(), resource_type: 'user', resource_id: userid ?? '',
+    });
     let user;
     try {
-      user = await checkCredentials(db, config, login, password, app.loginAttempts);
+      user = await checkCredentials(db, config, login, password, app.loginAttempts,
+        (userid) => db.transaction().execute((trx) => audit(trx, loginEntry('user.login_failed', userid))));
     } catch (err) {
       if (err instanceof HttpError) return sendLoginPage(reply, err.status, { next, login, error: err.message });
       throw err;
     }
-    const { session, expires } = await issueToken(db, config, clock, user.userid, { credentialsVersion: user.credentials_version, session: true });
+    const { session, expires } = await db.transaction().execute(async (trx) => {
+      const issued = await issueToken(trx, config, clock, user.userid, { credentialsVersion: user.credentials_version, session: true });
+      await audit(trx, loginEntry('user.login', user.userid));
+      return issued;
+    });
     setSessionCookie(reply, config.publicUrl, session!, expires - clock.now());
     // 303: the browser follows with a GET.
     return reply.status(303).header('location', next).header('cache-control', 'no-store').send();

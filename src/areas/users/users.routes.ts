@@ -14,6 +14,7 @@ import { userDetailRecord, userSelfRecord } from './users.records.js';
 import { earnedBadges } from './badges.js';
 import { createUsersByEmail, endPasswordResets, revokeImpersonations, setPassword, updateUserRow } from './users.service.js';
 import { checkMediaRefs } from '../media/media.access.js';
+import { auditUserChanges } from './users.audit.js';
 
 const TAG = ['Users'];
 const UseridParam = Type.Object({ userid: Id() });
@@ -104,6 +105,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
       try {
         await db.transaction().execute(async (trx) => {
           await updateUserRow(trx, row.userid, set);
+          await auditUserChanges(trx, caller, clock.now(), row, set, passwordHash !== null);
           // A new password ends every other session and every reset token; a new address, every reset token.
           if (passwordHash) await setPassword(trx, clock, row.userid, passwordHash, caller.tokenHash);
           else if (set.email !== undefined && set.email !== row.email) await endPasswordResets(trx, clock, row.userid);
@@ -216,7 +218,7 @@ export async function usersRoutes(fastify: FastifyInstance) {
     },
   }, async (request) => {
     const admin = requireUser(request);
-    const results = await createUsersByEmail(db, config, clock, admin.userid, request.body.emails, (request.body.privileges ?? ['User']) as Privilege[]);
+    const results = await createUsersByEmail(db, config, clock, admin, request.body.emails, (request.body.privileges ?? ['User']) as Privilege[]);
     return { results };
   });
 

@@ -10,6 +10,8 @@ import { forbidden, invalidField, unauthorized } from '../../http/errors.js';
 import { findUserByLogin } from './users.queries.js';
 import type { Privilege } from '../../http/auth.js';
 import { queueMail } from '../../jobs/mail.js';
+import { audit, auditActor, type AuditActor } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 
 export interface NewUser {
   email: string;
@@ -18,6 +20,12 @@ export interface NewUser {
   unique_username?: string | null;
   privileges?: Privilege[];
   created_by?: number | null;
+  /**
+   * Who creates it, for the audit log (`user.created`; `db` must then be the transaction):
+   * a user, an actor (a registration's: its userid becomes the new account's), or null for
+   * the system. Absent: not audited (the demo seed, test factories).
+   */
+  actor?: AuthUser | AuditActor | null;
 }
 
 /** A password hash nobody can log in with: accounts created for others wait for a reset. */
@@ -52,6 +60,14 @@ export async function createUser(db: Kysely<Database>, config: Config, clock: Cl
       location: '',
       about: '',
     }).returning('userid').executeTakeFirstOrThrow();
+    if (u.actor !== undefined) {
+      const actor = auditActor(u.actor);
+      await audit(db, {
+        action: 'user.created', actor: u.actor === null ? null : { ...actor, userid: actor.userid ?? row.userid }, time: clock.now(),
+        resource_type: 'user', resource_id: row.userid,
+        changes: { username: { new: u.username }, privileges: { new: (u.privileges ?? ['User']).join(',') } },
+      });
+    }
     return row.userid;
   } catch (err) {
     // Two registrations racing for one address: the loser hears the same as above.
@@ -139,7 +155,7 @@ export interface CreateByEmailResult { email: string; status: 'created' | 'exist
  * Accounts for a list of addresses, in one transaction: each new one gets a display name
  * from its address and a password-reset mail; an address in use answers `exists`.
  */
-export async function createUsersByEmail(db: Kysely<Database>, config: Config, clock: Clock, creator: number, emails: string[], privileges: Privilege[]): Promise<CreateByEmailResult[]> {
+export async function createUsersByEmail(db: Kysely<Database>, config: Config, clock: Clock, creator: AuthUser, emails: string[], privileges: Privilege[]): Promise<CreateByEmailResult[]> {
   const emailPattern = /^[^\s@]+@[^\s.@]+(?:\.[^\s.@]+)+$/;
   return db.transaction().execute(async (trx) => {
     const out: CreateByEmailResult[] = [];
@@ -155,7 +171,7 @@ export async function createUsersByEmail(db: Kysely<Database>, config: Config, c
         continue;
       }
       const username = email.split('@')[0].slice(0, 100);
-      const userid = await createUser(trx, config, clock, { email, password: null, username, privileges, created_by: creator });
+      const userid = await createUser(trx, config, clock, { email, password: null, username, privileges, created_by: creator.userid, actor: creator });
       await startPasswordReset(trx, config, clock, { userid, email, username });
       out.push({ email, status: 'created', userid, message: 'Created; a mail to set the password was sent.' });
     }
@@ -171,7 +187,13 @@ const dummyHashes = new Map<number, Promise<string>>();
  * without saying which was wrong, 403 `account_disabled`. The one check behind every
  * login (`POST /user/token`, the login page).
  */
-export async function checkCredentials(db: Kysely<Database>, config: Config, login: string, password: string, attempts: LoginAttempts) {
+/**
+ * The account a login and password name, or 401 `invalid_credentials` (403 `account_disabled`):
+ * the per-account delay first (login-attempts.ts), the same hash work whether the account
+ * exists or not; `failed` records a refused attempt (the audit log) with the account's id
+ * when there is one.
+ */
+export async function checkCredentials(db: Kysely<Database>, config: Config, login: string, password: string, attempts: LoginAttempts, failed: (userid: number | null) => Promise<unknown>) {
   let dummy = dummyHashes.get(config.passwordHashCost);
   if (!dummy) dummyHashes.set(config.passwordHashCost, (dummy = hashPassword('no such account', config.passwordHashCost)));
   const user = await findUserByLogin(db, login);
@@ -181,9 +203,13 @@ export async function checkCredentials(db: Kysely<Database>, config: Config, log
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummy));
   if (!user || !ok) {
     attempts.failed(account);
+    await failed(user?.userid ?? null);
     throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
   }
   attempts.succeeded(account);
-  if (!user.enabled || user.banned > 0) throw forbidden('This account is disabled.', 'account_disabled');
+  if (!user.enabled || user.banned > 0) {
+    await failed(user.userid);
+    throw forbidden('This account is disabled.', 'account_disabled');
+  }
   return user;
 }

@@ -1,5 +1,6 @@
 // Webhooks: extension endpoints under /webhooks, Admin only (the specification names the
 // Events part but shows no endpoints; these follow the original's records).
+import { requireUser } from '../../http/auth.js';
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -66,7 +67,7 @@ export async function webhooksRoutes(fastify: FastifyInstance) {
     const b = request.body;
     if (!b.title.trim()) throw invalidField('title', 'title must not be blank.');
     checkUrl(b.url);
-    const id = await createSubscription(db, config, clock, b);
+    const id = await createSubscription(db, config, clock, requireUser(request), b);
     return reply.status(201).send(await record(id));
   });
 
@@ -90,7 +91,7 @@ export async function webhooksRoutes(fastify: FastifyInstance) {
     const b = request.body;
     if (b.title !== undefined && !b.title.trim()) throw invalidField('title', 'title must not be blank.');
     if (b.url !== undefined) checkUrl(b.url);
-    await updateSubscription(db, config, clock, row.subscriptionid, b);
+    await updateSubscription(db, config, clock, requireUser(request), row, b);
     return record(row.subscriptionid);
   });
 
@@ -98,7 +99,7 @@ export async function webhooksRoutes(fastify: FastifyInstance) {
     config: { auth: 'admin' },
     schema: { tags: TAG, summary: 'Delete a webhook subscription (extension)', description: `${ADMIN} Its deliveries and log go with it; nothing more is sent.`, params: SubscriptionParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
   }, async (request, reply) => {
-    await deleteSubscription(db, (await existing(request.params.id)).subscriptionid);
+    await deleteSubscription(db, requireUser(request), clock.now(), (await existing(request.params.id)).subscriptionid);
     return reply.status(204).send(null);
   });
 

@@ -171,7 +171,7 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     const wiki = await existing(request.params.namespace, request.params.title);
     const user = await requireEditor(request, wiki);
     const langid = request.query.langid ?? wiki.langid;
-    await withRevision(wiki, langid, user, () => deleteWiki(db, wiki, langid, request.query.revisionid));
+    await withRevision(wiki, langid, user, () => deleteWiki(db, user, clock.now(), wiki, langid, request.query.revisionid));
     return reply.status(204).send(null);
   });
 
@@ -356,8 +356,8 @@ export async function wikisRoutes(fastify: FastifyInstance) {
     if (!release) throw notFound('Release');
     const wiki = await findWikiById(db, release.wikiid);
     if (!wiki) throw notFound('Release');
-    await requireEditor(request, wiki);
-    await removeWikiRelease(db, release.releaseid);
+    const editor = await requireEditor(request, wiki);
+    await removeWikiRelease(db, editor, clock.now(), release);
     return (await releaseRecords(db, config, [{ ...release, status: 'removed' }]))[0];
   });
 }

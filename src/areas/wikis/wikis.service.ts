@@ -18,6 +18,8 @@ import { canEditWiki, categoryAncestors, findWiki, type TranslationRow, type Wik
 import type { Namespace, WikiCreate, WikiPatch } from './wikis.schemas.js';
 import { checkMediaRefs, embedRefs, readableMedia } from '../media/media.access.js';
 import { invalidateReleasedDocument } from '../shared/course-progress.js';
+import { audit, changesOf, type AuditChanges } from '../../audit/audit.js';
+import type { AuditAction } from '../../audit/actions.js';
 
 const CATEGORY_ONLY = ['parent', 'stub', 'identification'] as const;
 const ITEM_ONLY = ['item_type', 'suppliers'] as const;
@@ -113,6 +115,17 @@ async function addRevision(db: Kysely<Database>, wikiid: number, texts: TextFiel
   return row.revisionid;
 }
 
+/** Records a change of a wiki in a language, in the change's transaction (docs/audit.md). */
+async function auditWiki(trx: Kysely<Database>, user: AuthUser, now: number, action: AuditAction, wikiid: number, langid: string, revisions: { before?: number | null; after?: number | null }, changes: AuditChanges | null = null, reason: string | null = null) {
+  await audit(trx, {
+    action, actor: user, time: now, resource_type: 'wiki', resource_id: wikiid, langid,
+    revisionid_before: revisions.before ?? null, revisionid_after: revisions.after ?? null, changes, reason,
+  });
+}
+
+/** The columns a change wrote that differ from the row before (values only for short scalars). */
+const changedColumns = (before: object, after: object) => changesOf(before as Record<string, unknown>, after as Record<string, unknown>);
+
 export async function createWiki(db: Kysely<Database>, config: Config, user: AuthUser, now: number, body: WikiCreate): Promise<WikiRow> {
   const namespace = body.namespace;
   const title = await checkTitle(db, namespace, body.title);
@@ -144,6 +157,7 @@ export async function createWiki(db: Kysely<Database>, config: Config, user: Aut
       const { wikiid } = await trx.insertInto('wikis').values({ ...values, revisionid: 0 }).returning('wikiid').executeTakeFirstOrThrow();
       const revisionid = await addRevision(trx, wikiid, values, snapshotOf(values), 'create', user.userid, now);
       await trx.updateTable('wikis').set({ revisionid }).where('wikiid', '=', wikiid).execute();
+      await auditWiki(trx, user, now, 'wiki.created', wikiid, langid, { after: revisionid }, changesOf(null, { namespace, title }));
       return (await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wikiid).executeTakeFirstOrThrow());
     });
   } catch (err) {
@@ -181,6 +195,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
         const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
           .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
         lockedAtRevision(r);
+        await auditWiki(trx, user, now, 'wiki.edited', wiki.wikiid, langid, { before: revisionid, after: newRev }, changedColumns(existing, texts));
       } else {
         const current = await trx.selectFrom('wikis').select('revisionid').where('wikiid', '=', wiki.wikiid).executeTakeFirst();
         if (!current) throw notFound('Wiki');
@@ -192,6 +207,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
           if (isUniqueViolation(err)) throw new StaleRevision();
           throw err;
         }
+        await auditWiki(trx, user, now, 'wiki.translated', wiki.wikiid, langid, { before: revisionid, after: newRev }, changedColumns({}, texts));
       }
     });
     return;
@@ -218,6 +234,7 @@ export async function editWiki(db: Kysely<Database>, config: Config, user: AuthU
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
     lockedAtRevision(r);
+    await auditWiki(trx, user, now, 'wiki.edited', wiki.wikiid, wiki.langid, { before: revisionid, after: newRev }, changedColumns(current, set));
   });
 }
 
@@ -233,6 +250,7 @@ export async function setParent(db: Kysely<Database>, user: AuthUser, now: numbe
     const r = await trx.updateTable('wikis').set({ parentid, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
     lockedAtRevision(r);
+    await auditWiki(trx, user, now, 'wiki.edited', wiki.wikiid, wiki.langid, { before: revisionid, after: newRev }, changedColumns(current, { parentid }));
   });
 }
 
@@ -251,6 +269,7 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
       const r = await trx.updateTable('wiki_translations').set({ ...withExcerpt(texts), revisionid: newRev, userid: user.userid, modified_date: now })
         .where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
       lockedAtRevision(r);
+      await auditWiki(trx, user, now, 'wiki.reverted', wiki.wikiid, langid, { before: revisionid, after: newRev }, { target_revisionid: { new: target } });
       return;
     }
     const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirst();
@@ -271,6 +290,7 @@ export async function revertWiki(db: Kysely<Database>, user: AuthUser, now: numb
     const r = await trx.updateTable('wikis').set({ ...set, revisionid: newRev, modified_date: now })
       .where('wikiid', '=', wiki.wikiid).where('revisionid', '=', revisionid).executeTakeFirst();
     lockedAtRevision(r);
+    await auditWiki(trx, user, now, 'wiki.reverted', wiki.wikiid, langid, { before: revisionid, after: newRev }, { target_revisionid: { new: target }, ...changedColumns(current, set) });
   });
 }
 
@@ -293,14 +313,16 @@ export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number,
     lockedAtRevision(locked);
     const changed = adding ? await addTag(trx, 'wiki', wiki.wikiid, tag) : await removeTag(trx, 'wiki', wiki.wikiid, tag);
     if (!changed) throw new NothingToChange();
+    let newRev: number;
     if (translation) {
-      const newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
+      newRev = await addRevision(trx, wiki.wikiid, translation, null, action, user.userid, now);
       await trx.updateTable('wiki_translations').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).execute();
     } else {
       const current = await trx.selectFrom('wikis').selectAll().where('wikiid', '=', wiki.wikiid).executeTakeFirstOrThrow();
-      const newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
+      newRev = await addRevision(trx, wiki.wikiid, current, snapshotOf(current), action, user.userid, now);
       await trx.updateTable('wikis').set({ revisionid: newRev }).where('wikiid', '=', wiki.wikiid).execute();
     }
+    await auditWiki(trx, user, now, adding ? 'wiki.tagged' : 'wiki.untagged', wiki.wikiid, langid, { before: revisionid, after: newRev }, { tag: { new: tag } });
   });
 }
 
@@ -309,13 +331,14 @@ export async function tagWiki(db: Kysely<Database>, user: AuthUser, now: number,
  * translations, tags, comments and releases go with it; its revisions are kept. A
  * category with child categories or guides is refused.
  */
-export async function deleteWiki(db: Kysely<Database>, wiki: WikiRow, langid: string, revisionid: number): Promise<void> {
+export async function deleteWiki(db: Kysely<Database>, user: AuthUser, now: number, wiki: WikiRow, langid: string, revisionid: number): Promise<void> {
   if (langid !== wiki.langid) {
     await db.transaction().execute(async (trx) => {
       const tr: TranslationRow | undefined = await trx.selectFrom('wiki_translations').selectAll().where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).executeTakeFirst();
       if (!tr) throw notFound('Translation');
       const r = await trx.deleteFrom('wiki_translations').where('wikiid', '=', wiki.wikiid).where('langid', '=', langid).where('revisionid', '=', revisionid).executeTakeFirst();
       lockedAtRevision(r);
+      await auditWiki(trx, user, now, 'wiki.deleted', wiki.wikiid, langid, { before: revisionid });
     });
     return;
   }
@@ -332,6 +355,7 @@ export async function deleteWiki(db: Kysely<Database>, wiki: WikiRow, langid: st
     await clearTags(trx, 'wiki', wiki.wikiid);
     await deleteCommentsOn(trx, wiki.namespace === 'INFO' ? 'info' : 'wiki', wiki.wikiid);
     await trx.deleteFrom('wiki_releases').where('wikiid', '=', wiki.wikiid).execute();
+    await auditWiki(trx, user, now, 'wiki.deleted', wiki.wikiid, wiki.langid, { before: revisionid }, changesOf(null, { namespace: wiki.namespace, title: wiki.title }));
   });
 }
 
@@ -366,11 +390,16 @@ export async function releaseWiki(db: Kysely<Database>, user: AuthUser, now: num
     }).returning('releaseid').executeTakeFirstOrThrow();
     // Course stages on this wiki whose strictness asks for it lose their completions (in this transaction).
     await invalidateReleasedDocument(trx, now, { doctype: 'wiki', docid: wiki.wikiid, type });
+    await auditWiki(trx, user, now, 'wiki.released', wiki.wikiid, langid, { after: revisionid }, { releaseid: { new: row.releaseid }, type: { new: type } }, body.notes || null);
     return row.releaseid;
   });
 }
 
-/** Marks a release removed (the record is kept). */
-export async function removeWikiRelease(db: Kysely<Database>, releaseid: number): Promise<void> {
-  await db.updateTable('wiki_releases').set({ status: 'removed' }).where('releaseid', '=', releaseid).execute();
+/** Marks a release removed (the record is kept); removing a removed one changes nothing. */
+export async function removeWikiRelease(db: Kysely<Database>, user: AuthUser, now: number, release: { releaseid: number; wikiid: number; langid: string; revisionid: number }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const r = await trx.updateTable('wiki_releases').set({ status: 'removed' }).where('releaseid', '=', release.releaseid).where('status', '!=', 'removed').executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return;
+    await auditWiki(trx, user, now, 'wiki.release_removed', release.wikiid, release.langid, { after: release.revisionid }, { releaseid: { new: release.releaseid }, status: { new: 'removed' } });
+  });
 }
