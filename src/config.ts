@@ -4,6 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { trimEndChar } from './strings.js';
 import { parseAllowEntry } from './net/outgoing.js';
+import { checkSettings, ConfigError, FALSE_WORDS, TRUE_WORDS } from './config.rules.js';
+
+export { ConfigError } from './config.rules.js';
 
 export interface Config {
   port: number;
@@ -145,23 +148,29 @@ function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
-const FALSE_WORDS = ['0', 'false', 'no', 'off'];
-
 /** A switch: a value that is neither a yes nor a no stops the start, as a bad number does (a typo must not turn a feature off). */
 function bool(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   const word = value.trim().toLowerCase();
   if (TRUE_WORDS.includes(word)) return true;
   if (FALSE_WORDS.includes(word)) return false;
-  throw new Error(`${name} must be one of ${[...TRUE_WORDS, ...FALSE_WORDS].join(', ')}, got "${value}"`);
+  throw new ConfigError(`${name} must be one of ${[...TRUE_WORDS, ...FALSE_WORDS].join(', ')}, got "${value}"`);
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+/** An OUTGOING_ALLOW entry that parses, or a ConfigError naming it. */
+function allowEntry(entry: string) {
+  try {
+    return parseAllowEntry(entry);
+  } catch (err) {
+    throw new ConfigError(`OUTGOING_ALLOW must be a comma list of addresses, CIDR ranges or host names, got "${entry}": ${(err as Error).message}`);
+  }
 }
 
 /** Node refuses a headers timeout longer than the request timeout; 0 (no limit) is not checked by the server. */
@@ -176,6 +185,7 @@ function requestTimeouts(env: NodeJS.ProcessEnv) {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  checkSettings(env);
   const port = int('PORT', env.PORT, 3000);
   const dataDir = resolve(env.DATA_DIR || './data');
   const cors = list(env.CORS_ORIGINS);
@@ -183,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicRegistration = bool('PUBLIC_REGISTRATION', env.PUBLIC_REGISTRATION, false);
   const appIds = list(env.APP_IDS);
   // The specification: with public registration, register and login must carry an app id.
-  if (publicRegistration && appIds.length === 0) throw new Error('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
+  if (publicRegistration && appIds.length === 0) throw new ConfigError('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
   const guideCacheTtl = int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300);
   return {
     port,
@@ -247,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videoEncodeMaxBytes: Math.max(1024 * 1024, int('VIDEO_ENCODE_MAX_BYTES', env.VIDEO_ENCODE_MAX_BYTES, 2 * 1024 * 1024 * 1024)),
     libreTranslateUrl: trimEndChar(env.LIBRETRANSLATE_URL || '', '/'),
     libreTranslateApiKey: env.LIBRETRANSLATE_API_KEY || '',
-    outgoingAllow: list(env.OUTGOING_ALLOW).map((entry) => (parseAllowEntry(entry), entry)),
+    outgoingAllow: list(env.OUTGOING_ALLOW).map((entry) => (allowEntry(entry), entry)),
     moduleMaxBytes: Math.max(1024, int('MODULE_MAX_BYTES', env.MODULE_MAX_BYTES, 200 * 1024 * 1024)),
     moduleMaxUnpackedBytes: Math.max(1024, int('MODULE_MAX_UNPACKED_BYTES', env.MODULE_MAX_UNPACKED_BYTES, 1024 * 1024 * 1024)),
     moduleMaxFiles: Math.max(1, int('MODULE_MAX_FILES', env.MODULE_MAX_FILES, 10_000)),
@@ -259,6 +269,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksApprovalsDefault: bool('WEBHOOKS_APPROVALS_DEFAULT', env.WEBHOOKS_APPROVALS_DEFAULT, true),
     approvalTokenTtl: Math.max(60, int('APPROVAL_TOKEN_TTL', env.APPROVAL_TOKEN_TTL, 7 * 24 * 3600)),
   };
+}
+
+/**
+ * loadConfig for a command's start: a wrong setting prints its lines (no stack trace) and
+ * ends the process with 78 (EX_CONFIG), before anything touches the database.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const line of err.message.split('\n')) process.stderr.write(`configuration: ${line}\n`);
+    process.exit(78);
+  }
 }
 
 /** A password for the demo accounts when ADMIN_PASSWORD is not set. */

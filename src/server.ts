@@ -7,25 +7,48 @@
 // keeps, so a write in one process is never read stale from another; jobs are claimed
 // by leases, so any process may run them. A process that dies is replaced.
 import cluster from 'node:cluster';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import { loadConfig, type Config } from './config.js';
+import { loadConfigOrExit, type Config } from './config.js';
+import { databaseProblem } from './db/reachable.js';
 import { openDatabase, requestBounds } from './db/database.js';
 import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
 import { BASE_PATH } from './http/base-path.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
+if (cluster.isPrimary) {
+  const problem = await databaseProblem(config.databaseUrl);
+  if (problem) {
+    process.stderr.write(`configuration: ${problem}\n`);
+    process.exit(78);
+  }
+}
 
-/** Loads the demo site the first time (an empty database), and says how to log in. */
+/**
+ * Loads the demo site the first time (an empty database), and says how to log in: on stderr,
+ * so that stdout holds only the logger's JSON lines. A password the operator set is never
+ * printed; a generated one is written to DATA_DIR/admin-password (mode 0600) and shown only
+ * on a terminal.
+ */
 async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>) {
   if (!config.seedDemo) return;
   const { seedDemoOnce } = await import('./demo/seed.js');
-  const out = await seedDemoOnce(handle.longWorkDb, config, systemClock, (l) => console.log(l));
-  if (out.seeded) {
-    console.log('\nDemo site ready. Log in with:');
-    console.log(`  curl -X POST ${config.publicUrl}${BASE_PATH}/user/token -d '{"email": "${config.adminEmail}", "password": "${out.password}"}'`);
-    console.log(`  (also author@example.com, moderator@example.com, user@example.com with the same password)\n`);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const out = await seedDemoOnce(handle.longWorkDb, config, systemClock, say);
+  if (!out.seeded) return;
+  const login = `${config.publicUrl}${BASE_PATH}/user/token`;
+  if (config.adminPassword) {
+    say(`\nDemo site ready. Log in as ${config.adminEmail} (and author@, moderator@, user@example.com) with ADMIN_PASSWORD: POST ${login}\n`);
+    return;
   }
+  const file = join(config.dataDir, 'admin-password');
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(file, `${out.password}\n`, { mode: 0o600 });
+  say('\nDemo site ready. Log in with:');
+  if (process.stderr.isTTY) say(`  curl -X POST ${login} -d '{"email": "${config.adminEmail}", "password": "${out.password}"}'`);
+  say(`  (the generated password of ${config.adminEmail} is in ${file}; author@example.com, moderator@example.com and user@example.com share it)\n`);
 }
 
 // The app is imported (dynamically) by the processes that run it, never by a supervisor,
@@ -73,7 +96,7 @@ async function serve(config: Config, prepared: boolean) {
 
   await app.listen({ port: config.port, host: config.host });
   app.jobs.start();
-  if (!prepared) console.log(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
+  if (!prepared) console.error(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
 }
 
 async function supervise(config: Config) {
@@ -100,7 +123,7 @@ async function supervise(config: Config) {
   for (let i = 0; i < config.webConcurrency; i++) start();
   cluster.on('listening', () => {
     if (++listening === config.webConcurrency) {
-      console.log(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), ${config.webConcurrency} server processes`);
+      console.error(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), ${config.webConcurrency} server processes`);
     }
   });
   const stop = () => {

@@ -1,9 +1,9 @@
 // `npm run migrate`: brings the configured database to the latest schema and exits.
-import { loadConfig } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements });
 try {
   const ran = await migrateToLatest(handle.db);

@@ -96,7 +96,7 @@ interface TokenRow {
 }
 
 /**
- * The token rules, all in one place (README, "Tokens and accounts"). A token works while
+ * The token rules, all in one place (docs/development.md, "Tokens and accounts"). A token works while
  * it is neither revoked nor expired, its account is enabled and not banned, it carries
  * the account's current credentials version (a password change or reset that committed
  * after the token's password was checked ends it), and, when it was made by

@@ -29,8 +29,8 @@ function xmlText(value: string): string {
 }
 
 /**
- * JSON as XML, every name recoverable and every value distinguishable (README, "Output
- * formats"): a key that is an XML name is the element's name (`<title>`); any other key
+ * JSON as XML, every name recoverable and every value distinguishable (docs/clients.md,
+ * "Conventions"): a key that is an XML name is the element's name (`<title>`); any other key
  * (`Barcode Scanner`, `140x105`, `__proto__`, `toString`) is `<item key="...">`; an array is
  * `type="array"` with an `<item>` per element; an object with no fields `type="object"`;
  * null `nil="true"`; a string, number or boolean its text (`""`: an empty element).

@@ -5,7 +5,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { toXml } from '../../../src/http/output.js';
 
 type Node = Record<string, any>;
-/** Reads XML back by the documented mapping (README, output formats); scalars come back as text. */
+/** Reads XML back by the documented mapping (docs/clients.md, output formats); scalars come back as text. */
 function fromXml(xml: string): unknown {
   const doc = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, trimValues: false }).parse(xml) as Node[];
   const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;

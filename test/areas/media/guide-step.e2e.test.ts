@@ -1,5 +1,5 @@
 // The media issue's end-to-end case over a real socket: a JPEG posted with curl (as the
-// README shows) appears in a new guide step, and every size variant URL of it serves a
+// docs/walkthrough.md shows) appears in a new guide step, and every size variant URL of it serves a
 // JPEG of the stated dimensions. Without curl on the machine the test says so and skips.
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';

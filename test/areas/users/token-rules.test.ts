@@ -1,4 +1,4 @@
-// The token rules (README, "Tokens and accounts"): impersonation needs an enabled Admin
+// The token rules (docs/development.md, "Tokens and accounts"): impersonation needs an enabled Admin
 // behind it; a password change or reset ends every token whose password was checked
 // before it, even one issued after it; reset tokens end with a reset, a new password or a
 // new address; a long write re-checks its token before it commits.

@@ -1,0 +1,184 @@
+// What every setting allows, declared once: `checkSettings` reads the environment against it
+// before `loadConfig` maps it to the Config (config.ts), so that a wrong value stops the start
+// before the database is touched, with one line per setting naming it, its value (secrets
+// and URL passwords masked) and what is allowed. A setting config.ts reads must be declared
+// here (test/config.test.ts fails otherwise).
+export type SettingRule =
+  | { kind: 'int'; min?: number; max?: number }
+  | { kind: 'bool' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'httpUrl' }
+  | { kind: 'databaseUrl' }
+  | { kind: 'mailTransport' }
+  | { kind: 'text'; secret?: boolean }
+  | { kind: 'list' };
+
+const int = (min = 0, max = Number.MAX_SAFE_INTEGER): SettingRule => ({ kind: 'int', min, max });
+const bool: SettingRule = { kind: 'bool' };
+const text: SettingRule = { kind: 'text' };
+const secret: SettingRule = { kind: 'text', secret: true };
+const list: SettingRule = { kind: 'list' };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+export const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+
+export const SETTINGS: Record<string, SettingRule> = {
+  PORT: int(0, 65535),
+  WEB_CONCURRENCY: int(1, 64),
+  HOST: text,
+  DATA_DIR: text,
+  DATABASE_URL: { kind: 'databaseUrl' },
+  PG_PREPARED_STATEMENTS: bool,
+  DB_ACQUIRE_TIMEOUT_MS: int(),
+  DB_STATEMENT_TIMEOUT_MS: int(),
+  READYZ_TIMEOUT_MS: int(),
+  DISK_MIN_FREE_MB: int(),
+  APP_IDS: list,
+  PUBLIC_REGISTRATION: bool,
+  TOKEN_TTL: int(1),
+  CORS_ORIGINS: list,
+  LOG_LEVEL: { kind: 'enum', values: LOG_LEVELS },
+  SEED_DEMO: bool,
+  PUBLIC_URL: { kind: 'httpUrl' },
+  LANGUAGES: list,
+  LOGIN_RATE_LIMIT: int(),
+  GUIDE_CACHE_MB: int(),
+  GUIDE_CACHE_TTL: int(),
+  ADMIN_EMAIL: text,
+  ADMIN_PASSWORD: secret,
+  PASSWORD_HASH_COST: int(1, 22),
+  MAIL_TRANSPORT: { kind: 'mailTransport' },
+  MAIL_FROM: text,
+  BODY_LIMIT: int(1),
+  REQUEST_TIMEOUT_MS: int(),
+  HEADERS_TIMEOUT_MS: int(),
+  TIMEOUT_CHECK_INTERVAL_MS: int(),
+  JOB_POLL_MS: int(),
+  JOB_LEASE_SECONDS: int(),
+  JOB_MEDIA_CONCURRENCY: int(),
+  JOB_MAIL_CONCURRENCY: int(),
+  JOB_OTHER_CONCURRENCY: int(),
+  GUIDE_TYPES: list,
+  MEDIA_MAX_BYTES: int(),
+  MEDIA_MAX_IMAGE_BYTES: int(),
+  MEDIA_MAX_DOCUMENT_BYTES: int(),
+  IMAGE_CONCURRENCY: int(),
+  IMAGE_QUEUE_SIZE: int(),
+  IMAGE_MAX_PIXELS: int(),
+  IMAGE_MAX_EDIT_PIXELS: int(),
+  METRICS_TOKEN: secret,
+  MEDIA_URL_SECRET: secret,
+  MEDIA_URL_TTL: int(),
+  MEDIA_QUOTA_BYTES: int(),
+  MEDIA_ADMIN_QUOTA_BYTES: int(),
+  MEDIA_UPLOADS_PER_HOUR: int(),
+  FFMPEG_PATH: text,
+  FFPROBE_PATH: text,
+  VIDEO_MAX_SECONDS: int(),
+  VIDEO_MAX_DIMENSION: int(),
+  VIDEO_MAX_STREAMS: int(),
+  VIDEO_PROBE_TIMEOUT_MS: int(),
+  VIDEO_ENCODE_TIMEOUT_MS: int(),
+  VIDEO_PROBE_MAX_OUTPUT_BYTES: int(),
+  VIDEO_ENCODE_MAX_BYTES: int(),
+  LIBRETRANSLATE_URL: { kind: 'httpUrl' },
+  LIBRETRANSLATE_API_KEY: secret,
+  OUTGOING_ALLOW: list,
+  MODULE_MAX_BYTES: int(),
+  MODULE_MAX_UNPACKED_BYTES: int(),
+  MODULE_MAX_FILES: int(),
+  MODULE_MAX_RATIO: int(),
+  SITE_NAME: text,
+  WEBHOOK_SECRETS_KEY: secret,
+  WEBHOOK_TIMEOUT_MS: int(),
+  WEBHOOK_MAX_FAILURES: int(),
+  WEBHOOKS_APPROVALS_DEFAULT: bool,
+  APPROVAL_TOKEN_TTL: int(),
+};
+
+/** A wrong setting: its message is the whole report, one line per setting, no stack needed. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** A URL's password as `***`; a value that is not a URL as it is. */
+export function maskUrl(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]*@/i, '$1***@');
+}
+
+function shown(rule: SettingRule, value: string): string {
+  if (rule.kind === 'text' && rule.secret) return '***';
+  return maskUrl(value);
+}
+
+function httpUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'an absolute http:// or https:// URL';
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? null : 'an absolute http:// or https:// URL';
+}
+
+/** What is wrong with one value, as "what is allowed"; null when it is right. */
+function problem(rule: SettingRule, raw: string): string | null {
+  const value = raw.trim();
+  switch (rule.kind) {
+    case 'int': {
+      const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+      const ok = Number.isSafeInteger(n) && n >= (rule.min ?? 0) && n <= (rule.max ?? Number.MAX_SAFE_INTEGER);
+      if (ok) return null;
+      return rule.max === Number.MAX_SAFE_INTEGER || rule.max === undefined ? `an integer of at least ${rule.min ?? 0}` : `an integer from ${rule.min ?? 0} to ${rule.max}`;
+    }
+    case 'bool':
+      return [...TRUE_WORDS, ...FALSE_WORDS].includes(value.toLowerCase()) ? null : `one of ${[...TRUE_WORDS, ...FALSE_WORDS].join(', ')}`;
+    case 'enum':
+      return rule.values.includes(value) ? null : `one of ${rule.values.join(', ')}`;
+    case 'httpUrl':
+      return httpUrlProblem(value);
+    case 'databaseUrl': {
+      const allowed = 'postgres://user:password@host:5432/database, sqlite:PATH, or a file path';
+      if (/^postgres(ql)?:\/\//i.test(value)) {
+        try {
+          const url = new URL(value);
+          return url.hostname && url.pathname.length > 1 ? null : allowed;
+        } catch {
+          return allowed;
+        }
+      }
+      if (/^sqlite:/i.test(value)) return null;
+      // Any other scheme (mysql://, garbage://, file://) is a mistake, not a file name.
+      return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? allowed : null;
+    }
+    case 'mailTransport': {
+      if (value === 'log') return null;
+      const allowed = 'log, or smtp://user:password@host:port (smtps:// for TLS)';
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname ? null : allowed;
+      } catch {
+        return allowed;
+      }
+    }
+    case 'text':
+    case 'list':
+      return null;
+  }
+}
+
+/**
+ * Reads the environment against SETTINGS: throws a ConfigError naming every wrong value.
+ * An unset or empty setting takes its default.
+ */
+export function checkSettings(env: NodeJS.ProcessEnv): void {
+  const lines: string[] = [];
+  for (const [name, rule] of Object.entries(SETTINGS)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const allowed = problem(rule, value);
+    if (allowed) lines.push(`${name} must be ${allowed}, got "${shown(rule, value)}"`);
+  }
+  if (lines.length) throw new ConfigError(lines.join('\n'));
+}
