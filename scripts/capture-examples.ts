@@ -80,6 +80,9 @@ function collect(schema: any, value: unknown): void {
     return;
   }
   for (const s of schema.allOf ?? []) collect(s, value);
+  // OpenAPI 3.1 writes a nullable value as `anyOf: [schema, {type: 'null'}]`: the value (not null here) is the schema's.
+  const nonNull = (schema.anyOf ?? schema.oneOf ?? []).filter((s: any) => s.type !== 'null');
+  if (nonNull.length === 1) collect(nonNull[0], value);
   if (Array.isArray(value)) {
     for (const item of value) collect(schema.items, item);
     return;

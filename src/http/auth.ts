@@ -266,7 +266,8 @@ export function registerAuth(app: FastifyInstance, deps: { db: Kysely<Database>;
     if (!access) throw new Error(`route ${route.method} ${route.url} declares no config.auth`);
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     schema.description = [schema.description, ACCESS_TEXT[access]].filter(Boolean).join('\n\n');
-    if (access !== 'none') schema.security = [{ apiToken: [] }];
+    // Security on every operation; a public one takes a token optionally (`{}`: none is needed).
+    schema.security = access === 'none' ? [{}, { apiToken: [] }] : [{ apiToken: [] }];
     (schema as any)['x-access'] = access;
   });
 

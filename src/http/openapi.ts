@@ -1,4 +1,4 @@
-// The OpenAPI 3 document, built from the route schemas, at /api/2.0/openapi.json, and
+// The OpenAPI 3.1 document, built from the route schemas, at /api/2.0/openapi.json, and
 // an API reference page at /api/2.0/docs served from local files (works offline).
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -7,9 +7,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import { docsCsp } from './security.js';
 import { RECORDS, nameRecords } from './openapi.records.js';
 import { attachExamples } from './openapi.examples.js';
+import { OPERATION_IDS } from './openapi.operations.js';
 
 const API_NAME = 'Content Platform REST API';
 const API_VERSION = '2.0';
+const TOP_BAR_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="40" viewBox="0 0 360 40">` +
+  `<text x="0" y="27" font-family="sans-serif" font-size="20" font-weight="bold" fill="#ffffff">${API_NAME} ${API_VERSION}</text></svg>`;
 
 /**
  * Moves every named record (src/http/openapi.records.ts) out of the paths into
@@ -60,15 +63,50 @@ function documentInvalidJson(doc: any) {
   }
 }
 
+/** Every operation's `operationId`, from the one list (src/http/openapi.operations.ts). */
+function nameOperations(doc: any) {
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const m of METHODS) {
+      const id = item[m] && OPERATION_IDS[`${m.toUpperCase()} ${path}`];
+      if (id) item[m].operationId = id;
+    }
+  }
+}
+
 /**
- * OpenAPI 3.0 reads `enum` before `nullable`: a nullable enumeration lists null among its
- * values, or null would be refused by a validator (the example check found it).
+ * A query or header parameter with a default may be left out (the validator fills it in):
+ * the document says so, or generated clients and validating proxies would demand it.
  */
-function nullableEnums(node: any): void {
-  if (Array.isArray(node)) return node.forEach(nullableEnums);
-  if (node === null || typeof node !== 'object') return;
-  if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum = [...node.enum, null];
-  for (const [k, v] of Object.entries(node)) if (k !== 'example' && k !== 'examples') nullableEnums(v);
+function optionalDefaults(doc: any) {
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const m of METHODS) {
+      for (const p of item[m]?.parameters ?? []) if (p.in !== 'path' && p.schema?.default !== undefined) p.required = false;
+    }
+  }
+}
+
+/** What a success answer without a description of its own holds, said from its schema. */
+function describeSuccess(status: string, schema: any, summary: string): string {
+  const record = (s: any) => (typeof s?.$ref === 'string' ? String(s.$ref).split('/').pop() : undefined);
+  const one = record(schema);
+  const many = schema?.type === 'array' ? record(schema.items) : undefined;
+  const what = one ? `the ${one} record` : many ? `a list of ${many} records` : schema?.description ?? undefined;
+  if (status === '201') return what ? `Created: ${what}.` : 'Created.';
+  if (what) return `${what.charAt(0).toUpperCase()}${what.slice(1).replace(/\.$/, '')}.`;
+  return summary ? `${summary.replace(/\.$/, '')}.` : 'Done.';
+}
+
+/** Every answer says what it is: Fastify writes "Default Response" where a route said nothing. */
+function describeResponses(doc: any) {
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const m of METHODS) {
+      const op = item[m];
+      for (const [status, response] of Object.entries<any>(op?.responses ?? {})) {
+        if (response.description !== 'Default Response') continue;
+        response.description = describeSuccess(status, response.content?.['application/json']?.schema, op.summary ?? '');
+      }
+    }
+  }
 }
 
 const STATUS_NAMES: Record<string, string> = {
@@ -142,12 +180,17 @@ function describeServedAreas(doc: any) {
   doc.info.description += `\n\nServed here: ${[...tags].join(', ')}.`;
 }
 
-/** The document as served: named records, 400 where a body is read, examples, what is served. */
+/**
+ * The document as served (OpenAPI 3.1: its schemas are the routes' JSON Schema as they
+ * are, nulls included): named records and operations, optional defaults, described
+ * answers, 400 where a body is read, examples, what is served.
+ */
 export function finishDocument(doc: any) {
   nameDocumentRecords(doc);
+  nameOperations(doc);
+  optionalDefaults(doc);
+  describeResponses(doc);
   documentInvalidJson(doc);
-  nullableEnums(doc.paths);
-  nullableEnums(doc.components.schemas);
   attachExamples(doc);
   shareErrorResponses(doc);
   shareParameters(doc);
@@ -161,10 +204,11 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
   nameRecords();
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: API_NAME,
         version: API_VERSION,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Guides, wikis, comments, users and teams, media, approvals, courses and more. ' +
           'Authenticate with `Authorization: api <token>` (from `POST /user/token`; a token lasts TOKEN_TTL seconds, ' +
@@ -198,6 +242,8 @@ export async function registerOpenApi(app: FastifyInstance, basePath: string, pu
     await docs.register(swaggerUi, {
       routePrefix: `${basePath}/docs`,
       theme: { title: `${API_NAME} ${API_VERSION}` },
+      // The page's top bar shows the project's name, not the plugin's default (Fastify's) logo.
+      logo: { type: 'image/svg+xml', content: Buffer.from(TOP_BAR_LOGO), href: `${basePath}/docs/` },
       staticCSP: true,
       transformStaticCSP: docsCsp,
       uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null } as any,

@@ -214,38 +214,42 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     return reply.status(204).send(null);
   });
 
-  app.delete('/periodic_review/documents/:prdid', {
+  // This path and the next are one path in the document (`{id}`, described per operation):
+  // the specification names the parameter `prdid` here and `userid` there.
+  app.delete('/periodic_review/documents/:id', {
     config: { auth: 'user' },
     schema: {
       tags: TAG,
       summary: 'Remove one document from its review schedule',
       description: 'Whoever may edit the document.',
-      params: Type.Object({ prdid: Id() }),
+      params: Type.Object({ id: Id({ description: 'The review document (its `prdid`).' }) }),
       response: { 204: Empty, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request, reply) => {
     const user = requireUser(request);
-    const { missing } = await removable(user, [request.params.prdid], () => 'prdid');
-    if (missing.length || !(await removeDocuments(db, [request.params.prdid]))) throw notFound('Review document');
+    const prdid = request.params.id;
+    const { missing } = await removable(user, [prdid], () => 'prdid');
+    if (missing.length || !(await removeDocuments(db, [prdid]))) throw notFound('Review document');
     return reply.status(204).send(null);
   });
 
-  app.get('/periodic_review/documents/:userid', {
+  app.get('/periodic_review/documents/:id', {
     config: { auth: 'user' },
     schema: {
       tags: TAG,
       summary: 'Review documents of a user',
       description: 'The documents on the schedules the user reviews (directly or through a team), soonest due first; `status` keeps those scheduled (not yet due), due (within the completion window) or overdue. The user, Authors and Admins.',
-      params: UserParam,
+      params: Type.Object({ id: Id({ description: 'The user (their `userid`) whose documents are listed.' }) }),
       querystring: DocumentsQuery,
       response: { 200: Type.Array(ReviewDocument), ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
-    checkUserList(request, request.params.userid);
-    await existingUser(request.params.userid);
+    const userid = request.params.id;
+    checkUserList(request, userid);
+    await existingUser(userid);
     const q = request.query;
     const now = clock.now();
-    let sel = documentsSelect(db).where('d.prsid', 'in', schedulesReviewedBy(db, request.params.userid));
+    let sel = documentsSelect(db).where('d.prsid', 'in', schedulesReviewedBy(db, userid));
     if (q.status === 'scheduled') sel = sel.where('d.due_date', '>', now);
     if (q.status === 'due') sel = sel.where('d.due_date', '<=', now).where('d.overdue_date', '>', now);
     if (q.status === 'overdue') sel = sel.where('d.overdue_date', '<=', now);

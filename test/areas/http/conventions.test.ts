@@ -311,7 +311,7 @@ describe('operations and documentation', () => {
     const res = await t.get('/openapi.json');
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.openapi).toBe('3.1.0');
     expect(doc.paths['/users/{userid}'].get).toBeDefined();
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const op of Object.values(item)) expect(op.description ?? '', path).toMatch(/Access: /);

@@ -179,9 +179,9 @@ describe('documents', () => {
     expect(fieldsOf(missing)).toEqual(['prdids[1]']);
     checked(await t.del('/periodic_review/documents', { token: author.token, body: {} }), 'DELETE /periodic_review/documents', 422);
     expect((await t.db.selectFrom('review_documents').select('prdid').where('prsid', '=', s.prsid).execute()).length).toBe(2);
-    checked(await t.del(`/periodic_review/documents/${p2}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{prdid}', 403);
-    checked(await t.del(`/periodic_review/documents/${p1}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{prdid}', 204);
-    checked(await t.del(`/periodic_review/documents/${p1}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{prdid}', 404);
+    checked(await t.del(`/periodic_review/documents/${p2}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{id}', 403);
+    checked(await t.del(`/periodic_review/documents/${p1}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{id}', 204);
+    checked(await t.del(`/periodic_review/documents/${p1}`, { token: collaborator.token }), 'DELETE /periodic_review/documents/{id}', 404);
     checked(await t.del('/periodic_review/documents', { token: author.token, body: { prdids: [p2] } }), 'DELETE /periodic_review/documents', 204);
     expect((await t.db.selectFrom('review_documents').select('prdid').where('prsid', '=', s.prsid).execute()).length).toBe(0);
   });
@@ -282,15 +282,15 @@ describe('reviews', () => {
     t.clock.advance(DAY);
     checked(await t.post('/periodic_review/documents', { token: author.token, body: { prsid: s.prsid, documents: [{ doctype: 'guide', docid: g2.guideid }] } }), 'POST /periodic_review/documents', 200);
     t.clock.advance(2 * DAY); // g1 due now, g2 due in a day
-    const docs = checked(await t.get(`/periodic_review/documents/${lonely.userid}`, { token: lonely.token }), 'GET /periodic_review/documents/{userid}', 200);
+    const docs = checked(await t.get(`/periodic_review/documents/${lonely.userid}`, { token: lonely.token }), 'GET /periodic_review/documents/{id}', 200);
     expect(docs.map((d: any) => [d.docid, d.status])).toEqual([[g1.guideid, 'due'], [g2.guideid, 'scheduled']]);
-    const due = checked(await t.get(`/periodic_review/documents/${lonely.userid}?status=due`, { token: author.token }), 'GET /periodic_review/documents/{userid}', 200);
+    const due = checked(await t.get(`/periodic_review/documents/${lonely.userid}?status=due`, { token: author.token }), 'GET /periodic_review/documents/{id}', 200);
     expect(due.map((d: { docid: number }) => d.docid)).toEqual([g1.guideid]);
     t.clock.advance(2 * DAY);
-    const overdue = checked(await t.get(`/periodic_review/documents/${lonely.userid}?status=overdue`, { token: admin.token }), 'GET /periodic_review/documents/{userid}', 200);
+    const overdue = checked(await t.get(`/periodic_review/documents/${lonely.userid}?status=overdue`, { token: admin.token }), 'GET /periodic_review/documents/{id}', 200);
     expect(overdue.map((d: { docid: number }) => d.docid)).toEqual([g1.guideid]);
-    checked(await t.get(`/periodic_review/documents/${lonely.userid}`, { token: outsider.token }), 'GET /periodic_review/documents/{userid}', 403);
-    checked(await t.get('/periodic_review/documents/999999', { token: admin.token }), 'GET /periodic_review/documents/{userid}', 404);
+    checked(await t.get(`/periodic_review/documents/${lonely.userid}`, { token: outsider.token }), 'GET /periodic_review/documents/{id}', 403);
+    checked(await t.get('/periodic_review/documents/999999', { token: admin.token }), 'GET /periodic_review/documents/{id}', 404);
 
     const r = checked(await t.post('/periodic_review/review', { token: lonely.token, body: { doctype: 'guide', docid: g2.guideid, status: 'change_request', notes: 'Outdated photo' } }), 'POST /periodic_review/review', 201);
     const reviews = checked(await t.get(`/periodic_review/reviews/${lonely.userid}`, { token: lonely.token }), 'GET /periodic_review/reviews/{userid}', 200);

@@ -162,6 +162,12 @@ export const RECIPES: Record<string, Recipe> = {
     return { body: { completions: [{ userid: w.ids.member.userid, course_stageid: stage?.course_stageid ?? 1 }] } };
   },
   'POST /periodic_review': async (w, _c, n) => ({ body: { name: `Reliability schedule ${n}`, recurrence: 'interval', interval_days: 180, window_days: 14, userids: [w.ids.admin.userid] } }),
+  // One path, `{id}`, for two specification names: a review document's prdid (DELETE), a user's userid (GET).
+  'GET /periodic_review/documents/{id}': async (w, c) => ({ params: { id: String((c ?? w.ids.admin).userid) } }),
+  'DELETE /periodic_review/documents/{id}': async (w) => {
+    const d = await w.db.selectFrom('review_documents').select('prdid').orderBy('prdid').executeTakeFirst();
+    return { params: { id: String(d?.prdid ?? 1) } };
+  },
   // Quizzes, sign-offs, skills (lib/assessments-recipes.ts).
   ...ASSESSMENT_RECIPES,
 };
