@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Log in: create a token from credentials
-         * @description Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Wrong credentials answer 401 without saying which was wrong. Rate limited per client address (429 with Retry-After).
+         * @description Send `email` (or `login`: an e-mail or unique username) and `password`, with `X-App-Id` where the site requires one (sites with public registration, or with APP_IDS set; 401 `invalid_app_id` otherwise). Wrong credentials answer 401 without saying which was wrong. Rate limited per client address, one count with the trainers' passwords of initializeViaPassword (429 `rate_limited` with Retry-After), and per account: after LOGIN_ACCOUNT_FAILURES wrong passwords in a row, each next attempt waits a growing delay (429 `login_delayed` with Retry-After before it ends).
          *
          *     Access: anyone (a token, when sent, must be valid).
          */
@@ -430,7 +430,7 @@ export interface paths {
         };
         /**
          * The members of a team (extension)
-         * @description Answers the array of the team's members (user summaries with a `lead` flag), as existing clients expect.
+         * @description Answers the array of the team's members (user summaries with a `lead` flag and `status: "member"`), as existing clients expect; to its owner, leads and Admins the pending invitations too, after the members (`status: "invited"`).
          *
          *     Access: anyone (a token, when sent, must be valid).
          */
@@ -464,8 +464,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Add a member or change their lead flag (extension)
-         * @description The owner, the leads and Admins add anyone and set `lead`; a user adds themself with the team's `join_code`. Answers the whole member array.
+         * Add a member, invite a user, or change a member's lead flag (extension)
+         * @description An Admin adds anyone directly (200). The owner and the leads invite a user who is not a member yet: 202, the invitation listed with `status: "invited"` until the user accepts it (`PUT .../accept`) or declines it (`DELETE .../invitation`); an invited user counts for nothing (not oversight, approval stages or sign-off signer teams). They set `lead` of members directly. A user adds themself with the team's `join_code` (directly, 200). Answers the whole member array.
          *
          *     Access: any logged-in user.
          */
@@ -478,6 +478,50 @@ export interface paths {
          *     Access: any logged-in user.
          */
         delete: operations["removeTeamMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamid}/users/{userid}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Accept an invitation to a team (extension)
+         * @description The invited user (or an Admin, who could add them directly): the invitation becomes a membership, with the lead flag it carried. No invitation: 404. Answers the whole member array.
+         *
+         *     Access: any logged-in user.
+         */
+        put: operations["acceptTeamInvitation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamid}/users/{userid}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Decline or withdraw an invitation to a team (extension)
+         * @description The invited user declines; the owner, the leads and Admins withdraw. No invitation: 404. Answers the whole member array.
+         *
+         *     Access: any logged-in user.
+         */
+        delete: operations["declineTeamInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -766,7 +810,7 @@ export interface paths {
         };
         /**
          * One guide: the full guide record
-         * @description Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide's). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.
+         * @description Public guides need no token; a private one is read by its owner, collaborators, contributors, Authors and Admins. `revisionid` reads a kept revision instead of the current one (404 when it is not one of this guide's). On a guide under an approval process, a reader who may not edit it gets its last approved revision (the one it showed when it came under the process, until its next approved release; 404 `not_released` while none exists) and may ask only for released revisions; editors get the current revision, and with `released=true` (extension) what readers get; such an answer, which differs by caller, carries `Cache-Control: private` and `Vary: Authorization, Cookie`. With `Accept-Encoding: gzip` the record may come gzipped (`Content-Encoding: gzip`) when it is answered from the compressed copy the server keeps; the `ETag` is the same in either coding.
          *
          *     Access: anyone (a token, when sent, must be valid).
          */
@@ -1991,6 +2035,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search/{query}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search guides and wikis, a page at a time (extension)
+         * @description Extension (the live service and iFixit's API 2.0 have it). The suggester's search (`GET /suggest/{query}`: the same full-text index of either database, the same ranking, the same records: wikis as suggest shows them, light guide records with `summary`, public guides only), a page at a time: `offset` and `limit` (default 10, at most 200). `type` (one doctype) or `doctypes` (comma-separated, as suggest takes them) filters by kind. `totalResults` counts the documents that matched among the candidates the search ranks (each tier ranks a bounded number: see suggest), and `moreResults` says whether a page lies past this one.
+         *
+         *     Access: anyone (a token, when sent, must be valid).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/translation_glossary/entries": {
         parameters: {
             query?: never;
@@ -2910,7 +2976,7 @@ export interface paths {
         put?: never;
         /**
          * Create a course (extension)
-         * @description Authors and Admins. Body: `title`, `contents` (wiki syntax), optionally `publish_date`, `enabled`, `stages` ([{doctype, docid, strictness, frequency_quantity, frequency_unit, assessment fields}], in order). Each document must exist and be readable by the caller. Answers 201 with the course (namespace COURSE).
+         * @description Authors and Admins. Body: `title`, `contents` (wiki syntax), optionally `publish_date`, `enabled`, `stages` ([{doctype, docid, strictness, frequency_quantity, frequency_unit, assessment fields}], in order). Each document must exist and be readable by the caller. Answers 201 with the course (namespace COURSE) and `courseid`, equal to `wikiid`.
          *
          *     Access: Authors and Admins.
          */
@@ -2964,7 +3030,7 @@ export interface paths {
         };
         /**
          * The PDF of a finished work log entry (extension)
-         * @description The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end. Whoever may read the entry; 404 until it is finished.
+         * @description The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end (the first 50 stretches of work listed, the rest counted). Whoever may read the entry; 404 until it is finished. Made in a worker thread, one at a time, and kept per entry while what it shows is unchanged; with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.
          *
          *     Access: any logged-in user.
          */
@@ -3131,7 +3197,7 @@ export interface paths {
         head?: never;
         /**
          * Complete every assigned stage of a user (manager override)
-         * @description Admins and the user's team leads; optionally one course (`wikiid`). Recorded in manager_override_userid. Payload not shown in the specification; designed in the style of the documented ones.
+         * @description Whoever oversees the user: Admins, and the leads of a team the user accepted membership of, never for their own account (an Admin's own is marked `self_override`); optionally one course (`wikiid`). Recorded in manager_override_userid. Payload not shown in the specification; designed in the style of the documented ones.
          *
          *     Access: any logged-in user.
          */
@@ -3153,7 +3219,7 @@ export interface paths {
         head?: never;
         /**
          * Complete every assigned stage of a team's members (manager override)
-         * @description Admins and the team's leads; optionally one course (`wikiid`). Payload not shown in the specification; designed in the style of the documented ones.
+         * @description Admins and the team's leads (a lead's own account is left out); optionally one course (`wikiid`). Payload not shown in the specification; designed in the style of the documented ones.
          *
          *     Access: any logged-in user.
          */
@@ -3175,7 +3241,7 @@ export interface paths {
         head?: never;
         /**
          * Invalidate every completion of a user
-         * @description Admins and the user's team leads; optionally one course (`wikiid`).  Payload not shown in the specification; designed in the style of the documented ones.
+         * @description Whoever oversees the user: Admins, and the leads of a team the user accepted membership of, never for their own account (an Admin's own is marked `self_override`); optionally one course (`wikiid`).  Payload not shown in the specification; designed in the style of the documented ones.
          *
          *     Access: any logged-in user.
          */
@@ -3197,7 +3263,7 @@ export interface paths {
         head?: never;
         /**
          * Invalidate every completion of a team's members
-         * @description Admins and the team's leads; optionally one course (`wikiid`). Payload not shown in the specification; designed in the style of the documented ones.
+         * @description Admins and the team's leads (a lead's own account is left out); optionally one course (`wikiid`). Payload not shown in the specification; designed in the style of the documented ones.
          *
          *     Access: any logged-in user.
          */
@@ -3963,7 +4029,7 @@ export interface paths {
         put?: never;
         /**
          * Import a quiz (SurveyJS JSON), or a new revision of one
-         * @description Body: `quiz_json` (`{"title", "elements": [{"name", "type", "title", "choices"?, "correctAnswer"}]}`, validated element by element: a 422 names the element, e.g. `quiz_json.elements[2].correctAnswer`, and the problem), `title` (default `quiz_json.title`), `description`, `passing_score` (percentage, default 70), `category`, `enabled`. With `quizid` and its current `quiz_revisionid` it becomes a new revision of that quiz (409 with the current quiz when the revision moved); sessions keep the revision they were taken on. Authors and Admins. Answers 201 with the quiz, answer key included.
+         * @description Body: `quiz_json` (`{"title", "elements": [{"name", "type", "title", "choices"?, "correctAnswer"}]}`, validated element by element: a 422 names the element, e.g. `quiz_json.elements[2].correctAnswer`, and the problem), Limits, checked first: the JSON up to 256 KiB, 200 elements, 100 choices a question, objects nested 8 deep, an expression (`visibleIf`, `enableIf`, `...Expression`, `expression`) up to 1 000 characters, 100 terms and 8 brackets deep, 2 000 expression terms a quiz (422 `too_long` or `too_complex` naming the element). HTML (an `html` element, `completedHtml`) is sanitized to the elements and attributes of rendered wiki HTML. `title` (default `quiz_json.title`), `description`, `passing_score` (percentage, default 70), `category`, `enabled`. With `quizid` and its current `quiz_revisionid` it becomes a new revision of that quiz (409 with the current quiz when the revision moved); sessions keep the revision they were taken on. Authors and Admins. Answers 201 with the quiz, answer key included.
          *
          *     Access: Authors and Admins.
          */
@@ -4385,7 +4451,7 @@ export interface paths {
         head?: never;
         /**
          * Respond to a sign-off request
-         * @description Body `{"signoff_requestid", "response_value": "pass" | "fail", "response_feedback", "work_log_entryid"?, "signoff_token"?}`. A member of the signer team (not the trainee; the trainer asked, when one was) answers; feedback is required (422 naming `response_feedback`). Over the shoulder: the trainee's device sends the `signoff_token` that initializeViaPassword answered; it is used up by this response, authorizes only this request, and the response is in the trainer's name (403 `invalid_signoff_token` when expired, used or made for another request). The response is kept with who, when, and the work log entry; the stage is not completed yet (the trainee acknowledges). An answered or cancelled request is a 422. Answers the request.
+         * @description Body `{"signoff_requestid", "response_value": "pass" | "fail", "response_feedback", "work_log_entryid"?, "signoff_token"?}`. A member of the signer team (not the trainee; the trainer asked, when one was) answers; feedback is required (422 naming `response_feedback`). Over the shoulder: the trainee's device sends the `signoff_token` that initializeViaPassword answered; it is used up by this response, authorizes only this request, and the response is in the trainer's name (403 `invalid_signoff_token` when expired, used or made for another request). The response is kept with who, when, and the work log entry; the stage is not completed yet (the trainee acknowledges). An answered or cancelled request is a 422. A response is the trainer's own act: through an impersonation token (the caller's), 403 `impersonated`. Answers the request.
          *
          *     Access: any logged-in user.
          */
@@ -4447,7 +4513,7 @@ export interface paths {
         put?: never;
         /**
          * Start an over-the-shoulder sign-off
-         * @description On the trainee's device (the trainee's token), the trainer types their `login` (e-mail address or unique username) and `password`. Wrong credentials are a 403 `invalid_credentials` that does not say which was wrong; rate limited like logging in (429). The trainer must be allowed to answer this request (403 otherwise) and it must be unanswered (422). Answers a single-use `signoff_token`, valid 5 minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with `signoff_token`); it is stored hashed.
+         * @description On the trainee's device (the trainee's token), the trainer types their `login` (e-mail address or unique username) and `password`. The request is checked first (the caller's, unanswered: 422 otherwise); then a login that is not an enabled trainer allowed to answer this request is answered exactly as a wrong password, after the same work: 403 `invalid_credentials`, not saying which was wrong. Counted by the login limiter like POST /user/token (one count per client address, 429 `rate_limited`; a growing delay per trainer account, 429 `login_delayed`). Through an impersonation token: 403 `impersonated`. Answers a single-use `signoff_token`, valid 5 minutes and only for the response to this request (PATCH /courses/stage-sign-offs/responses with `signoff_token`); it is stored hashed.
          *
          *     Access: any logged-in user.
          */
@@ -4632,6 +4698,72 @@ export interface paths {
          *     Access: any logged-in user.
          */
         get: operations["listGuideAssigneeSkills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log (extension)
+         * @description Admin only. Entries newest first (by auditid), filtered by resource, user, action and time; `limit` 1 to 200; `next` is the cursor of the next page (null at the end). A resource's history: `?resource_type=guide&resource_id=7`. The actions: user.created, user.privileges_changed, user.enabled, user.disabled, user.banned, user.unbanned, user.password_changed, user.password_reset, user.email_changed, user.identifiers_changed, user.login, user.login_failed, user.impersonated, guide.created, guide.edited, guide.published, guide.unpublished, guide.deleted, guide.restored, guide.tagged, guide.untagged, guide.flagged, guide.unflagged, guide.step_added, guide.step_edited, guide.step_deleted, guide.steps_reordered, guide.released, guide.release_edited, guide.release_removed, wiki.created, wiki.edited, wiki.translated, wiki.reverted, wiki.tagged, wiki.untagged, wiki.deleted, wiki.released, wiki.release_removed, webhook.created, webhook.edited, webhook.secret_changed, webhook.deleted.
+         *
+         *     Access: Admins only.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log (extension)
+         * @description Admin only. The selection of GET /audit (without its paging), newest first, streamed: `format=jsonl` (one entry per line, as GET /audit shows it) or `csv` (a header row; `changes` as JSON).
+         *
+         *     Access: Admins only.
+         */
+        get: operations["exportAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit log's chain (extension)
+         * @description Admin only. Recomputes every entry's hash from `from` on (default: the first), in batches, and checks that auditids have no gap. Answers `{"ok": true, "entries", "head"}` or `{"ok": false, "first_bad_auditid", "reason"}`. Deleting the newest entries is detected only against a head recorded earlier (`expect_head=AUDITID:HASH`; docs/audit.md).
+         *
+         *     Access: Admins only.
+         */
+        get: operations["verifyAuditChain"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4859,6 +4991,11 @@ export interface components {
             teams: number[];
             privileges: ("Admin" | "Author" | "Moderator" | "User")[];
             lead: boolean;
+            /**
+             * @description `invited`: added by a lead or the owner, waiting for the user to accept (PUT .../accept); it counts for nothing yet (not oversight, approvals or sign-offs). Invitations are listed to the team's owner, leads and Admins only.
+             * @enum {string}
+             */
+            status: "member" | "invited";
         };
         /** Image */
         Image: {
@@ -5961,6 +6098,8 @@ export interface components {
             course_stage_doc_revisionid: number | null;
             assignee_userid: number;
             manager_override_userid: number | null;
+            /** @description A manager's completion or invalidation an Admin made on their own account (only Admins act on their own account). */
+            self_override: boolean;
             /** @description UNIX time in seconds. */
             init_date: number;
             end_date: number | null;
@@ -5992,6 +6131,44 @@ export interface components {
             quiz_passing_score: number | null;
             attempts_limit: number | null;
             skills_points_possible: number | null;
+        };
+        /**
+         * CourseCreated
+         * @description The course created, with `courseid` (equal to `wikiid`).
+         */
+        CourseCreated: {
+            url: string;
+            fullUrl: string;
+            editUrl: string;
+            wikiid: number;
+            langid: string;
+            /** @enum {string} */
+            namespace: "COURSE";
+            title: string;
+            revisionid: number;
+            contents_raw: string;
+            /** @description The contents as a document tree. */
+            contents_json: unknown;
+            contents_rendered: string;
+            can_edit: boolean;
+            flags: components["schemas"]["Flag"][];
+            image: components["schemas"]["ImageObject"] | null;
+            documents: components["schemas"]["GuideDocument"][];
+            publish_date: number | null;
+            /** @description UNIX time in seconds. */
+            created_date: number;
+            /** @description UNIX time in seconds. */
+            modified_date: number;
+            /** @description 0 or 1. */
+            enabled: number;
+            stages: components["schemas"]["CourseStage"][];
+            assigneeCount: number;
+            assignees: null;
+            /** @description Share of the active assignees who completed it, 0 to 100. */
+            completionPercent: number;
+            viewUrl: string;
+            /** @description Equal to `wikiid`. */
+            courseid: number;
         };
         /**
          * Course
@@ -6525,6 +6702,8 @@ export interface components {
             passed: number | null;
             /** @description 0 or 1. */
             cancelled: number;
+            /** @description Cancelled by an Admin's override on their own session (only Admins act on their own account). */
+            self_override: boolean;
             /** @description UNIX time in seconds. */
             last_modified: number;
         };
@@ -6563,6 +6742,8 @@ export interface components {
             passed: number | null;
             /** @description 0 or 1. */
             cancelled: number;
+            /** @description Cancelled by an Admin's override on their own session (only Admins act on their own account). */
+            self_override: boolean;
             /** @description UNIX time in seconds. */
             last_modified: number;
             quiz_title: string;
@@ -6650,6 +6831,8 @@ export interface components {
             /** @description 0 to 1. */
             rating: number;
             rated_by: number | null;
+            /** @description An Admin's rating of themself (only Admins act on their own account). */
+            self_override: boolean;
             /** @description UNIX time in seconds. */
             date: number;
         };
@@ -6752,6 +6935,61 @@ export interface components {
                 supervisor: number | null;
             };
         };
+        /** AuditEntry */
+        AuditEntry: {
+            /** @description Gapless and increasing in commit order. */
+            auditid: number;
+            /** @description UNIX time of the change, in seconds (the server's clock). */
+            time: number;
+            /** @description UNIX time when the entry was appended (the database's clock). */
+            db_time: number;
+            userid: number | null;
+            impersonator_userid: number | null;
+            /** @enum {string} */
+            action: "user.created" | "user.privileges_changed" | "user.enabled" | "user.disabled" | "user.banned" | "user.unbanned" | "user.password_changed" | "user.password_reset" | "user.email_changed" | "user.identifiers_changed" | "user.login" | "user.login_failed" | "user.impersonated" | "guide.created" | "guide.edited" | "guide.published" | "guide.unpublished" | "guide.deleted" | "guide.restored" | "guide.tagged" | "guide.untagged" | "guide.flagged" | "guide.unflagged" | "guide.step_added" | "guide.step_edited" | "guide.step_deleted" | "guide.steps_reordered" | "guide.released" | "guide.release_edited" | "guide.release_removed" | "wiki.created" | "wiki.edited" | "wiki.translated" | "wiki.reverted" | "wiki.tagged" | "wiki.untagged" | "wiki.deleted" | "wiki.released" | "wiki.release_removed" | "webhook.created" | "webhook.edited" | "webhook.secret_changed" | "webhook.deleted";
+            /** @enum {string} */
+            resource_type: "user" | "guide" | "wiki" | "webhook";
+            /** @description The resource's id (empty for a failed login of no account). */
+            resource_id: string;
+            langid: string | null;
+            revisionid_before: number | null;
+            revisionid_after: number | null;
+            meaning: string | null;
+            reason: string | null;
+            changes: {
+                [key: string]: {
+                    old?: unknown;
+                    new?: unknown;
+                };
+            } | null;
+            request_id: string | null;
+            client_ip: string | null;
+            /** @description HMAC-SHA256, 64 hex digits. */
+            prev_hash: string;
+            /** @description HMAC-SHA256, 64 hex digits. */
+            hash: string;
+        };
+        /** AuditPage */
+        AuditPage: {
+            entries: components["schemas"]["AuditEntry"][];
+            next: string | null;
+        };
+        /** AuditVerifyResult */
+        AuditVerifyResult: {
+            /** @enum {boolean} */
+            ok: true;
+            entries: number;
+            head: {
+                auditid: number;
+                /** @description HMAC-SHA256, 64 hex digits. */
+                hash: string;
+            } | null;
+        } | {
+            /** @enum {boolean} */
+            ok: false;
+            first_bad_auditid: number;
+            reason: string;
+        };
     };
     responses: {
         /** @description The body is not valid JSON (code `invalid_json`). */
@@ -6803,6 +7041,11 @@ export interface components {
         pathCommentid: number;
         pathPostid: number;
         pathDocid: number;
+        /** @description Comma-separated: guide, wiki (wikis of every namespace), device (ITEM and CATEGORY wikis), category (CATEGORY wikis), question (none yet), all (the default). */
+        queryDoctypes: string;
+        /** @description Include documents in languages other than the site's default. */
+        queryShowAllLanguages: boolean;
+        queryLimit2: number;
         pathEntryid: number;
         pathId: number;
         pathApproval_processid: number;
@@ -6812,7 +7055,6 @@ export interface components {
         pathCourse_assignmentid: number;
         /** @description guide, wiki or external_training_module. */
         pathDoctype: "guide" | "wiki" | "external_training_module";
-        queryLimit2: number;
         pathImportid: number;
         pathSignoff_requestid: number;
     };
@@ -7626,6 +7868,15 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMember"][];
                 };
             };
+            /** @description A list of TeamMember records. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"][];
+                };
+            };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
@@ -7634,6 +7885,60 @@ export interface operations {
         };
     };
     removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamid: components["parameters"]["pathTeamid"];
+                userid: components["parameters"]["pathUserid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list of TeamMember records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+        };
+    };
+    acceptTeamInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamid: components["parameters"]["pathTeamid"];
+                userid: components["parameters"]["pathUserid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list of TeamMember records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+        };
+    };
+    declineTeamInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -10765,9 +11070,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated: guide, wiki (wikis of every namespace), device (ITEM and CATEGORY wikis), category (CATEGORY wikis), question (none yet), all (the default). */
-                doctypes?: string;
+                doctypes?: components["parameters"]["queryDoctypes"];
                 /** @description Include documents in languages other than the site's default. */
-                showAllLanguages?: boolean;
+                showAllLanguages?: components["parameters"]["queryShowAllLanguages"];
             };
             header?: never;
             path: {
@@ -10821,9 +11126,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated: guide, wiki (wikis of every namespace), device (ITEM and CATEGORY wikis), category (CATEGORY wikis), question (none yet), all (the default). */
-                doctypes?: string;
+                doctypes?: components["parameters"]["queryDoctypes"];
                 /** @description Include documents in languages other than the site's default. */
-                showAllLanguages?: boolean;
+                showAllLanguages?: components["parameters"]["queryShowAllLanguages"];
             };
             header?: never;
             path?: never;
@@ -10839,6 +11144,71 @@ export interface operations {
                 content: {
                     "application/json": {
                         query: string;
+                        results: (components["schemas"]["WikiLight"] | {
+                            category: string;
+                            /** @enum {string} */
+                            dataType: "guide";
+                            /** @description Flag ids, e.g. GUIDE_STARRED. */
+                            flags: string[];
+                            guideid: number;
+                            image: components["schemas"]["ImageObject"] | null;
+                            /** @description The langid. */
+                            locale: string;
+                            /** @description UNIX time in seconds. */
+                            modified_date: number;
+                            /** @description UNIX time in seconds. */
+                            prereq_modified_date: number;
+                            public: boolean;
+                            revisionid: number;
+                            subject: string;
+                            title: string;
+                            type: string;
+                            /** @description Absolute link to the guide's HTML page. */
+                            url: string;
+                            /** @description The owner. */
+                            userid: number;
+                            username: string;
+                            summary: string;
+                        })[];
+                    };
+                };
+            };
+            422: components["responses"]["Error"];
+        };
+    };
+    search: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated: guide, wiki (wikis of every namespace), device (ITEM and CATEGORY wikis), category (CATEGORY wikis), question (none yet), all (the default). */
+                doctypes?: components["parameters"]["queryDoctypes"];
+                /** @description Include documents in languages other than the site's default. */
+                showAllLanguages?: components["parameters"]["queryShowAllLanguages"];
+                /** @description One doctype (guide, wiki, device, category, question, all); `doctypes` wins when both are sent. */
+                type?: string;
+                offset?: number;
+                limit?: components["parameters"]["queryLimit2"];
+            };
+            header?: never;
+            path: {
+                query: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Search guides and wikis, a page at a time (extension). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        query: string;
+                        limit: number;
+                        offset: number;
+                        /** @description Documents that matched among the candidates ranked. */
+                        totalResults: number;
+                        moreResults: boolean;
                         results: (components["schemas"]["WikiLight"] | {
                             category: string;
                             /** @enum {string} */
@@ -12531,13 +12901,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A course (namespace COURSE). */
+            /** @description The course created, with `courseid` (equal to `wikiid`). */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Course"];
+                    "application/json": components["schemas"]["CourseCreated"];
                 };
             };
             400: components["responses"]["InvalidJson"];
@@ -12687,6 +13057,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             422: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createCourseAssignment: {
@@ -15042,6 +15413,103 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                resource_type?: "user" | "guide" | "wiki" | "webhook";
+                resource_id?: string;
+                userid?: number;
+                action?: "user.created" | "user.privileges_changed" | "user.enabled" | "user.disabled" | "user.banned" | "user.unbanned" | "user.password_changed" | "user.password_reset" | "user.email_changed" | "user.identifiers_changed" | "user.login" | "user.login_failed" | "user.impersonated" | "guide.created" | "guide.edited" | "guide.published" | "guide.unpublished" | "guide.deleted" | "guide.restored" | "guide.tagged" | "guide.untagged" | "guide.flagged" | "guide.unflagged" | "guide.step_added" | "guide.step_edited" | "guide.step_deleted" | "guide.steps_reordered" | "guide.released" | "guide.release_edited" | "guide.release_removed" | "wiki.created" | "wiki.edited" | "wiki.translated" | "wiki.reverted" | "wiki.tagged" | "wiki.untagged" | "wiki.deleted" | "wiki.released" | "wiki.release_removed" | "webhook.created" | "webhook.edited" | "webhook.secret_changed" | "webhook.deleted";
+                /** @description Entries whose time is at or after this UNIX time. */
+                since?: number;
+                /** @description Entries whose time is before this UNIX time. */
+                until?: number;
+                limit?: number;
+                /** @description The `next` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AuditPage record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+        };
+    };
+    exportAuditEntries: {
+        parameters: {
+            query?: {
+                resource_type?: "user" | "guide" | "wiki" | "webhook";
+                resource_id?: string;
+                userid?: number;
+                action?: "user.created" | "user.privileges_changed" | "user.enabled" | "user.disabled" | "user.banned" | "user.unbanned" | "user.password_changed" | "user.password_reset" | "user.email_changed" | "user.identifiers_changed" | "user.login" | "user.login_failed" | "user.impersonated" | "guide.created" | "guide.edited" | "guide.published" | "guide.unpublished" | "guide.deleted" | "guide.restored" | "guide.tagged" | "guide.untagged" | "guide.flagged" | "guide.unflagged" | "guide.step_added" | "guide.step_edited" | "guide.step_deleted" | "guide.steps_reordered" | "guide.released" | "guide.release_edited" | "guide.release_removed" | "wiki.created" | "wiki.edited" | "wiki.translated" | "wiki.reverted" | "wiki.tagged" | "wiki.untagged" | "wiki.deleted" | "wiki.released" | "wiki.release_removed" | "webhook.created" | "webhook.edited" | "webhook.secret_changed" | "webhook.deleted";
+                /** @description Entries whose time is at or after this UNIX time. */
+                since?: number;
+                /** @description Entries whose time is before this UNIX time. */
+                until?: number;
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON lines or CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+        };
+    };
+    verifyAuditChain: {
+        parameters: {
+            query?: {
+                /** @description Start at this auditid, trusting the entry before it (a checkpoint verified earlier). */
+                from?: number;
+                /** @description AUDITID:HASH, a head recorded earlier: entries deleted after it are detected. */
+                expect_head?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AuditVerifyResult record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerifyResult"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
             422: components["responses"]["Error"];
         };
     };
