@@ -118,6 +118,12 @@ export interface CourseStageCompletionTable {
   expired_date: number | null;
 }
 
+/** Migration 2026_12_04_1600_course_ids: a renumbered course's old id (shared/course-aliases.ts). */
+export interface CourseIdAliasTable {
+  old_wikiid: number;
+  new_wikiid: number;
+}
+
 export interface CoursesTables {
   courses: CourseTable;
   course_wiki_revisions: CourseRevisionTable;
@@ -126,4 +132,5 @@ export interface CoursesTables {
   course_assignees: CourseAssigneeTable;
   course_stage_statuses: CourseStageStatusTable;
   course_stage_completions: CourseStageCompletionTable;
+  course_id_aliases: CourseIdAliasTable;
 }

@@ -20,6 +20,7 @@ import * as wikis from './2026_11_22_1100_wikis.js';
 import * as tokenRules from './2026_11_23_1200_token_rules.js';
 import * as periodicReview from './2026_11_24_1300_periodic_review.js';
 import * as courses from './2026_11_25_0100_courses.js';
+import * as courseIds from './2026_12_04_1600_course_ids.js';
 import * as courseAssigneeNames from './2026_11_25_0110_course_assignee_names.js';
 import * as quizzes from './2026_11_25_0200_quizzes.js';
 import * as skills from './2026_11_25_0210_skills.js';
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_04_1400_token_sessions': tokenSessions,
   '2026_12_04_1000_guide_reader_view': guideReaderView,
   '2026_12_04_1700_audit_log': auditLog,
+  '2026_12_04_1600_course_ids': courseIds,
 };
