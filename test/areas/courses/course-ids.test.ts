@@ -82,6 +82,11 @@ describe('course ids', () => {
     const users = await t.get(`/course_assignees/course/${wikiid}/users`, { token: admin.token });
     expect(users.statusCode).toBe(200);
     expect(users.headers.deprecation).toBe('true');
+    // An old id in a body (an assignment) is read as the new one too.
+    const assigned = await t.post('/course_assignments', { token: admin.token, body: { wikiid, assignee_userid: author.userid } });
+    expect(assigned.statusCode).toBe(201);
+    expect(assigned.headers.deprecation).toBe('true');
+    expect(assigned.json().wikiid).toBe(newId);
     const current = await t.get(`/courses/${newId}`, { token: admin.token });
     expect(current.statusCode).toBe(200);
     expect(current.headers.deprecation).toBeUndefined();
