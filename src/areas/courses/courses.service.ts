@@ -15,7 +15,6 @@ import { completeStages, completeStagesOnDocument } from '../shared/course-compl
 import type { CourseDoctype } from './courses.tables.js';
 import type { StageInput } from './courses.schemas.js';
 import { currentDocRevision } from './courses.queries.js';
-import { nextWikiId } from '../shared/wiki-ids.js';
 
 type Db = Kysely<Database>;
 
@@ -72,7 +71,7 @@ export async function createCourse(db: Db, clock: Clock, config: Config, userid:
   const now = clock.now();
   return inTx(db, async (trx) => {
     const { wikiid } = await trx.insertInto('courses').values({
-      wikiid: await nextWikiId(trx), langid: config.languages[0], title: f.title, title_lower: f.title.toLowerCase(), contents_raw: f.contents, publish_date: f.publish_date ?? null,
+      langid: config.languages[0], title: f.title, title_lower: f.title.toLowerCase(), contents_raw: f.contents, publish_date: f.publish_date ?? null,
       enabled: f.enabled === false ? 0 : 1, userid, created_date: now, modified_date: now, stages_count: stages.length,
     }).returning('wikiid').executeTakeFirstOrThrow();
     await writeStages(trx, wikiid, stages);

@@ -1,9 +1,11 @@
 // Frozen in time: never edit a migration that has landed; add a new one.
-// Courses and wikis share one id space (issue 62): every course whose wikiid is also a
-// wiki page's gets a fresh id from the wikis' allocation, each table that names a course
-// by id is rewritten (COURSE_ID_COLUMNS), old -> new is kept in course_id_aliases (the
-// course routes still accept the old id, with a Deprecation header), and the wikis'
-// counter is moved past every remaining course id so no future wiki takes one.
+// Courses and wikis share one id space (issue 62): a course is a wiki in namespace COURSE,
+// so from here on every course row (whatever inserts it) takes its id from the wikis'
+// allocation: on PostgreSQL the courses' default is the wikis' sequence (their own identity
+// is dropped); on SQLite two triggers keep both AUTOINCREMENT counters at the larger value.
+// Every course whose wikiid was also a wiki page's gets a fresh id, each table that names a
+// course by id is rewritten (COURSE_ID_COLUMNS), and old -> new is kept in
+// course_id_aliases (the course routes still accept the old id, with a Deprecation header).
 // Logged webhook deliveries and the audit log keep what was sent and recorded.
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../helpers.js';
@@ -19,15 +21,31 @@ export const COURSE_ID_COLUMNS = [
   { table: 'signoff_requests', column: 'wikiid' },
 ] as const;
 
-async function nextWikiId(db: Kysely<any>): Promise<number> {
+const maxId = (table: string) => sql<number>`(select coalesce(max(wikiid), 0) from ${sql.table(table)})`;
+
+async function wikisSequence(db: Kysely<any>): Promise<string> {
+  const r = await sql<{ seq: string }>`select pg_get_serial_sequence('wikis', 'wikiid') as seq`.execute(db);
+  return r.rows[0].seq;
+}
+
+/** From now on a course row's default id comes from the wikis' allocation. */
+async function shareAllocation(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
-    const r = await sql<{ id: string | number }>`select nextval(pg_get_serial_sequence('wikis', 'wikiid')) as id`.execute(db);
-    return Number(r.rows[0].id);
+    const seq = await wikisSequence(db);
+    await sql`select setval(${seq}::regclass, greatest(1, ${maxId('wikis')}, ${maxId('courses')}, (select last_value from ${sql.raw(seq)})))`.execute(db);
+    await sql`alter table courses alter column wikiid drop identity if exists`.execute(db);
+    await sql.raw(`alter table courses alter column wikiid set default nextval('${seq}'::regclass)`).execute(db);
+    return;
   }
-  await sql`insert into sqlite_sequence (name, seq) select 'wikis', coalesce((select max(wikiid) from wikis), 0)
-    where not exists (select 1 from sqlite_sequence where name = 'wikis')`.execute(db);
-  const r = await sql<{ id: number }>`update sqlite_sequence set seq = seq + 1 where name = 'wikis' returning seq as id`.execute(db);
-  return Number(r.rows[0].id);
+  for (const name of ['wikis', 'courses']) {
+    await sql`insert into sqlite_sequence (name, seq) select ${name}, 0 where not exists (select 1 from sqlite_sequence where name = ${name})`.execute(db);
+  }
+  await sql`update sqlite_sequence set seq = max(${maxId('wikis')}, ${maxId('courses')}, (select max(seq) from sqlite_sequence where name in ('wikis', 'courses')))
+    where name in ('wikis', 'courses')`.execute(db);
+  await sql`create trigger course_ids_after_wiki after insert on wikis begin
+    update sqlite_sequence set seq = max(seq, new.wikiid) where name = 'courses'; end`.execute(db);
+  await sql`create trigger course_ids_after_course after insert on courses begin
+    update sqlite_sequence set seq = max(seq, new.wikiid) where name = 'wikis'; end`.execute(db);
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -35,32 +53,30 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('old_wikiid', 'integer', (c) => c.primaryKey())
     .addColumn('new_wikiid', 'integer', (c) => c.notNull())
     .execute();
+  await shareAllocation(db);
   const colliding = await db.selectFrom('courses').selectAll()
     .where('wikiid', 'in', db.selectFrom('wikis').select('wikiid'))
     .orderBy('wikiid').execute();
-  for (const course of colliding) {
-    const oldId = course.wikiid as number;
-    const newId = await nextWikiId(db);
-    // The new row first, then the references, then the old row (foreign keys hold throughout).
-    await db.insertInto('courses').values({ ...course, wikiid: newId }).execute();
+  for (const { wikiid: oldId, ...course } of colliding) {
+    // The new row first (its id from the shared allocation), then the references, then the
+    // old row: foreign keys hold throughout.
+    const { wikiid: newId } = await db.insertInto('courses').values(course).returning('wikiid').executeTakeFirstOrThrow();
     for (const { table, column } of COURSE_ID_COLUMNS) {
       await db.updateTable(table).set({ [column]: newId }).where(column, '=', oldId).execute();
     }
     await db.deleteFrom('courses').where('wikiid', '=', oldId).execute();
     await db.insertInto('course_id_aliases').values({ old_wikiid: oldId, new_wikiid: newId }).execute();
   }
-  // No future wiki may take a course's id: the wikis' counter passes the largest one.
-  const { max } = await db.selectFrom('courses').select((eb) => eb.fn.max('wikiid').as('max')).executeTakeFirstOrThrow();
-  if (max != null) {
-    // Takes one id to read where the counter is, then moves it on when a course is ahead.
-    const at = await nextWikiId(db);
-    if (Number(max) > at) {
-      if (isPostgres(db)) await sql`select setval(pg_get_serial_sequence('wikis', 'wikiid'), ${Number(max)})`.execute(db);
-      else await sql`update sqlite_sequence set seq = ${Number(max)} where name = 'wikis'`.execute(db);
-    }
-  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('course_id_aliases').execute();
+  if (isPostgres(db)) {
+    const start = Number((await sql<{ n: number }>`select ${maxId('courses')} + 1 as n`.execute(db)).rows[0].n);
+    await sql`alter table courses alter column wikiid drop default`.execute(db);
+    await sql.raw(`alter table courses alter column wikiid add generated by default as identity (start with ${start})`).execute(db);
+  } else {
+    await sql`drop trigger if exists course_ids_after_wiki`.execute(db);
+    await sql`drop trigger if exists course_ids_after_course`.execute(db);
+  }
 }

@@ -1,5 +1,5 @@
 // Courses and wikis share one id space (issue 62 item 3): a new course's id is taken from
-// the wikis' allocation, and migration 2026_12_04_1600_course_ids renumbers each course
+// the wikis' allocation (whatever inserts the row), and migration 2026_12_04_1600_course_ids renumbers each course
 // whose id was a wiki page's, rewrites every table that names it (COURSE_ID_COLUMNS) and
 // keeps the old id working on the course routes with a Deprecation header.
 import { Migrator, sql } from 'kysely';
@@ -31,6 +31,12 @@ describe('course ids', () => {
     const later = await newWiki('Courseids category two');
     expect(later).not.toBe(wikiid);
     expect((await t.get(`/courses/${wikiid}`, { token: author.token })).headers.deprecation).toBeUndefined();
+    // Any course row, however inserted (seeds, fixtures), takes its id from the same allocation.
+    const now = t.clock.now();
+    const direct = (await t.db.insertInto('courses').values({ langid: 'en', title: 'Direct', title_lower: 'direct', publish_date: null, userid: null, created_date: now, modified_date: now })
+      .returning('wikiid').executeTakeFirstOrThrow()).wikiid;
+    expect(await wikiIds()).not.toContain(direct);
+    expect([wikiid, direct]).not.toContain(await newWiki('Courseids category three'));
   });
 
   it('the migration renumbers colliding courses, leaves no dangling reference, and old ids still work', async () => {
