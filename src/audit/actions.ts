@@ -48,6 +48,15 @@ export const AUDIT_ACTIONS = [
   'webhook.edited',
   'webhook.secret_changed',
   'webhook.deleted',
+  // Approval processes and requests (resource approval_process / approval_request)
+  'approval_process.created',
+  'approval_process.edited',
+  'approval_process.attached',
+  'approval_process.detached',
+  'approval.requested',
+  'approval.signed',
+  'approval.cancelled',
+  'approval.released',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -56,5 +65,5 @@ const KNOWN = new Set<string>(AUDIT_ACTIONS);
 export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(name);
 
 /** The resource types the entries name (resource_type). */
-export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook'] as const;
+export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
