@@ -57,6 +57,11 @@ export const AUDIT_ACTIONS = [
   'approval.signed',
   'approval.cancelled',
   'approval.released',
+  // Sign-off requests (resource signoff_request)
+  'signoff.requested',
+  'signoff.cancelled',
+  'signoff.responded',
+  'signoff.acknowledged',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -65,5 +70,5 @@ const KNOWN = new Set<string>(AUDIT_ACTIONS);
 export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(name);
 
 /** The resource types the entries name (resource_type). */
-export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request'] as const;
+export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
