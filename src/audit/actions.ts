@@ -62,6 +62,9 @@ export const AUDIT_ACTIONS = [
   'signoff.cancelled',
   'signoff.responded',
   'signoff.acknowledged',
+  // Skills: the rating weights (resource skills_weights, the group) and supervisor ratings (on the rated user)
+  'skills.weights_changed',
+  'skills.supervisor_rated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -70,5 +73,5 @@ const KNOWN = new Set<string>(AUDIT_ACTIONS);
 export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(name);
 
 /** The resource types the entries name (resource_type). */
-export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request'] as const;
+export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request', 'skills_weights'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
