@@ -23,10 +23,21 @@ describe('two server processes on one database', () => {
   }, 120_000);
   afterAll(() => Promise.all(servers.map((s) => s.kill())));
 
+  /**
+   * A listed guide under no approval process: lists show readers' revisions, so an edit of a
+   * guide under one is listed only once approved (areas/shared/guide-reader.ts).
+   */
+  async function guideWithoutApproval(url: string, token: string): Promise<number> {
+    for (const g of (await call(url, 'GET', '/guides?limit=50', token)).body as Array<{ guideid: number }>) {
+      const processes = await call(url, 'GET', `/guides/${g.guideid}/approvalProcesses`, token);
+      if (Array.isArray(processes.body) && processes.body.length === 0) return g.guideid;
+    }
+    throw new Error('the demo has no guide outside an approval process');
+  }
+
   it('a guide edited through one is read new through the other, every time (its record, its list page, the hierarchy)', async () => {
     const [a, b] = servers;
-    const first = (await call(a.url, 'GET', '/guides?limit=1', tokens[0])).body[0];
-    const id = first.guideid as number;
+    const id = await guideWithoutApproval(a.url, tokens[0]);
     for (let i = 0; i < 6; i++) {
       const [writer, reader] = i % 2 ? [b, a] : [a, b];
       const token = tokens[i % 2];
@@ -50,7 +61,8 @@ describe('two server processes on one database', () => {
   it('a list page kept by one is kept on through an edit of another guide through the other, and shows an edit of a guide it lists at once (the page\'s check: byte-cache.ts, renewedIfUnchanged)', async () => {
     const [a, b] = servers;
     const list = (await call(a.url, 'GET', '/guides?limit=20')).body as Array<{ guideid: number }>;
-    const [shown, other] = [list[0].guideid, list[list.length - 1].guideid];
+    const shown = await guideWithoutApproval(a.url, tokens[0]);
+    const other = list.map((g) => g.guideid).filter((g) => g !== shown).at(-1)!;
     const path = `/guides?guideids=${shown}`;
     for (let i = 0; i < 4; i++) {
       const [writer, reader] = i % 2 ? [b, a] : [a, b];

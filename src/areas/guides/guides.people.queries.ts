@@ -6,7 +6,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { loadUserSummaries } from '../users/users.queries.js';
 import { toTeamSummaries } from '../teams/teams.queries.js';
 import { lightSelect, type Db } from './guides.queries.js';
-import { lightGuideRecords } from './guides.records.js';
+import { lightGuidePage } from './guides.records.js';
 
 export type MarkTable = 'guide_completions' | 'guide_favorites';
 export type CollaboratorKind = 'user' | 'team';
@@ -49,8 +49,8 @@ export async function collaboratorRecords(db: Db, config: Config, guideid: numbe
   return toTeamSummaries(db, config, teams);
 }
 
-/** One guide row's light record (as `viewer` sees it). */
-export async function lightGuideRecord(db: Db, config: Config, guideid: number, langid: string, viewer: AuthUser | null) {
+/** One guide row's light record (as `viewer` sees it; `current`: at its current revision, for an editor's own change). */
+export async function lightGuideRecord(db: Db, config: Config, guideid: number, langid: string, viewer: AuthUser | null, options: { current?: boolean } = {}) {
   const rows = await lightSelect(db).where('g.guideid', '=', guideid).where('g.langid', '=', langid).execute();
-  return (await lightGuideRecords(db, config, rows, viewer))[0];
+  return (await lightGuidePage(db, config, rows, viewer, options)).records[0];
 }

@@ -205,7 +205,8 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
       await changeGuide(app, ctx, { expected: request.query.revisionid, action: adding ? 'flag' : 'unflag' }, async (trx, now) => {
         if (!(await setFlag(trx, ctx.row.guideid, flagid, adding, ctx.user?.userid ?? null, now))) throw new NothingToChange();
       });
-      return (await lightGuideRecord(db, config, ctx.row.guideid, ctx.row.langid, ctx.user))!;
+      // An editor goes on from the revision the flag made; a Moderator's star shows what readers see.
+      return (await lightGuideRecord(db, config, ctx.row.guideid, ctx.row.langid, ctx.user, { current: def.setBy !== 'moderator' }))!;
     });
   }
 }

@@ -82,9 +82,10 @@ function lightOf(config: Config, r: LightRow, flags: Map<number, string[]>, imag
  * Light records for a page of rows as `viewer` sees them, with whether that could differ
  * for another viewer: three more queries (images, flags, prerequisites) for the page.
  */
-export async function lightGuidePage(db: Db, config: Config, rowsAsStored: LightRow[], viewer: AuthUser | null) {
-  // Every list shows everyone what readers see (areas/shared/guide-reader.ts).
-  const rows = await asReadersSee(db, rowsAsStored);
+export async function lightGuidePage(db: Db, config: Config, rowsAsStored: LightRow[], viewer: AuthUser | null, options: { current?: boolean } = {}) {
+  // Every list shows everyone what readers see (areas/shared/guide-reader.ts); `current`: the
+  // answer to an editor's own change of one guide, which goes on from its current revision.
+  const rows = options.current ? rowsAsStored : await asReadersSee(db, rowsAsStored);
   const [flags, images, prereqs] = await Promise.all([
     flagsOfMany(db, rows.map((r) => r.guideid)),
     loadImageObjects(db, config, rows.map((r) => r.imageid ?? r.step_imageid)),
