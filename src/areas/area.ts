@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
+import type { AuthUser } from '../http/auth.js';
 import type { JobHandler, JobType } from '../jobs/queue.js';
 import type { BadgeRule } from './users/badges.js';
 import type { MediaUsageCheck } from './media/media-usage.js';
@@ -30,7 +31,7 @@ export interface GuideApprovals {
   /** The process a release of this guide must pass, or null (its category's nearest, else the default of its era). */
   processFor(db: Kysely<Database>, guide: { guideid: number; category: string }): Promise<number | null>;
   /** Opens the request deciding a pending release, inside the release's transaction; answers its id. */
-  openRequest(trx: Kysely<Database>, config: Config, clock: Clock, release: { releaseid: number; guideid: number; langid: string; revisionid: number }, approval_processid: number, userid: number): Promise<number>;
+  openRequest(trx: Kysely<Database>, config: Config, clock: Clock, release: { releaseid: number; guideid: number; langid: string; revisionid: number }, approval_processid: number, userid: number, actor?: AuthUser): Promise<number>;
   /**
    * The revision that readers who may not edit the guide see: undefined when no process
    * applies (the current one), null when none was approved yet.

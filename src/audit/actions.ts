@@ -48,6 +48,23 @@ export const AUDIT_ACTIONS = [
   'webhook.edited',
   'webhook.secret_changed',
   'webhook.deleted',
+  // Approval processes and requests (resource approval_process / approval_request)
+  'approval_process.created',
+  'approval_process.edited',
+  'approval_process.attached',
+  'approval_process.detached',
+  'approval.requested',
+  'approval.signed',
+  'approval.cancelled',
+  'approval.released',
+  // Sign-off requests (resource signoff_request)
+  'signoff.requested',
+  'signoff.cancelled',
+  'signoff.responded',
+  'signoff.acknowledged',
+  // Skills: the rating weights (resource skills_weights, the group) and supervisor ratings (on the rated user)
+  'skills.weights_changed',
+  'skills.supervisor_rated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -56,5 +73,5 @@ const KNOWN = new Set<string>(AUDIT_ACTIONS);
 export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(name);
 
 /** The resource types the entries name (resource_type). */
-export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook'] as const;
+export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request', 'skills_weights'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];

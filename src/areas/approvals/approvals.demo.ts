@@ -9,20 +9,20 @@ import { attachProcess, createProcess, openRequest } from './approvals.service.j
 export async function seedApprovalsDemo(ctx: DemoContext) {
   const { db, config, clock, users, teams, ids } = ctx;
   if (!users.moderator || !users.admin || !teams.quality) return;
-  const processid = await createProcess(db, clock, users.admin, {
+  const processid = await createProcess(db, clock, { seed: users.admin }, {
     name: 'Safety release', allow_repeated_signatures: false,
     stages: [{ userid: users.moderator, teamid: null, num_required: 1 }, { userid: null, teamid: teams.quality, num_required: 2 }],
   });
   ids.approvalProcess = processid;
   const category = await db.selectFrom('wikis').select('wikiid').where('namespace', '=', 'CATEGORY').where('title', '=', 'Plant Safety').executeTakeFirst();
   if (!category) return;
-  await attachProcess(db, clock, users.admin, category.wikiid, processid);
+  await attachProcess(db, clock, { seed: users.admin }, category.wikiid, processid);
   const guide = ids.guideLoto
     ? await db.selectFrom('guides').select(['guideid', 'langid', 'revisionid']).where('guideid', '=', ids.guideLoto).where('langid', '=', config.languages[0]).executeTakeFirst()
     : undefined;
   if (!guide) return;
   const releaser = users.author ?? users.admin;
   const release = await createRelease(db, clock.now(), { ...guide, userid: releaser, type: 'major', notes: 'Yearly review of the lockout steps.', status: 'pending' });
-  ids.approvalRequest = await openRequest(db, config, clock, release, processid, releaser);
+  ids.approvalRequest = await openRequest(db, config, clock, release, processid, releaser, { seed: releaser });
   ctx.log('approvals: "Safety release" (the Moderator, then two of Quality assurance) on Plant Safety; the lockout/tagout release waits on the Moderator');
 }

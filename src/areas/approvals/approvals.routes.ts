@@ -139,7 +139,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     const b = request.body;
     const name = checkName(b.name);
     const stages = await checkStages(b.stages);
-    const id = await db.transaction().execute((trx) => createProcess(trx, clock, user.userid, { ...b, name, stages }));
+    const id = await db.transaction().execute((trx) => createProcess(trx, clock, user, { ...b, name, stages }));
     return reply.status(201).send(await detail(id, user));
   });
 
@@ -162,7 +162,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     const input = { ...b, name: b.name === undefined ? undefined : checkName(b.name), stages: b.stages === undefined ? undefined : await checkStages(b.stages) };
     const isDefaultNow = (await currentDefault(db)) === row.approval_processid;
     await answeringConflict(
-      () => db.transaction().execute((trx) => patchProcess(trx, clock, user.userid, row, request.query.revisionid, input, isDefaultNow)),
+      () => db.transaction().execute((trx) => patchProcess(trx, clock, user, row, request.query.revisionid, input, isDefaultNow)),
       () => detail(row.approval_processid, user),
     );
     return detail(row.approval_processid, user);
@@ -185,7 +185,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     if (!wiki) throw notFound('Wiki');
     if (wiki.namespace !== 'CATEGORY') throw invalidField('wikiid', `Wiki ${wikiid} is not a CATEGORY wiki.`);
     await existingProcess(approval_processid);
-    await db.transaction().execute((trx) => attachProcess(trx, clock, user.userid, wikiid, approval_processid));
+    await db.transaction().execute((trx) => attachProcess(trx, clock, user, wikiid, approval_processid));
     return detail(approval_processid, user);
   });
 
@@ -201,7 +201,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const user = requireUser(request);
     forbiddenUnless(canManageProcesses(user), ADMINS);
-    const removed = await db.transaction().execute((trx) => detachProcess(trx, request.params.wikiid));
+    const removed = await db.transaction().execute((trx) => detachProcess(trx, clock, user, request.params.wikiid));
     if (!removed) throw notFound('Approval process of this wiki');
     return reply.status(204).send(null);
   });
@@ -290,7 +290,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
           const spent = await trx.updateTable('approval_sign_tokens').set({ used_date: clock.now() }).where('token_hash', '=', proved.tokenHash).where('used_date', 'is', null).executeTakeFirst();
           if (Number(spent.numUpdatedRows) !== 1) throw forbidden('The signing token was already used.', 'invalid_token');
         }
-        await signRequest(trx, config, clock, row, stage, user.userid, { status: body.status, notes: body.notes ?? '', method });
+        await signRequest(trx, config, clock, row, stage, user, { status: body.status, notes: body.notes ?? '', method });
       });
     } catch (err) {
       if (err instanceof RequestClosed) throw stateError('request_closed', 'The request was finished meanwhile; a finished request cannot be changed.');
@@ -364,7 +364,7 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
     if (!row) throw notFound('Approval request');
     if (row.status !== 'pending') throw stateError('request_closed', `The request is ${row.status}; a finished request cannot be changed.`);
     try {
-      await db.transaction().execute((trx) => cancelRequest(trx, clock, row));
+      await db.transaction().execute((trx) => cancelRequest(trx, clock, user, row));
     } catch (err) {
       if (err instanceof RequestClosed || err instanceof StageMoved) throw stateError('request_closed', 'The request changed meanwhile; read it again.');
       throw err;

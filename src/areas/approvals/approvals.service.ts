@@ -15,10 +15,29 @@ import { approvalWebhooksEnabled, publishEvent, type WebhookEventKey } from '../
 import { publishReleased } from '../guides/guides.releases.js';
 import { invalidateGuide } from '../guides/guides.cache.js';
 import { READER_STAMPS, refreshReaderViews } from '../shared/guide-reader.js';
+import { audit, changesOf, type AuditActor } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 import { activeStages, candidatesOf, findProcess, findRequest, processForGuide, stagePeople, type ProcessRow, type RequestRow, type RequestStageRow } from './approvals.queries.js';
 import { requestHref, requestRecords } from './approvals.records.js';
 
 type Db = Kysely<Database>;
+/**
+ * Who made a change, as the audit log names it (request.user, or an actor); the demo
+ * seeder's `{ seed: userid }` writes the change as that account without an entry (the
+ * seed writes none, docs/audit.md).
+ */
+type Actor = AuthUser | AuditActor | { seed: number };
+const actorUserid = (actor: Actor): number | null => ('seed' in actor ? actor.seed : actor.userid);
+/** Records `event` unless the demo seeder made the change. */
+async function auditChange(trx: Db, event: Omit<Parameters<typeof audit>[1], 'actor'> & { actor: Actor }): Promise<void> {
+  if ('seed' in event.actor) return;
+  await audit(trx, { ...event, actor: event.actor });
+}
+
+/** What a process's revision holds, as its audit entry records it (stages named, not copied). */
+function processFields(input: ProcessInput): Record<string, unknown> {
+  return { name: input.name, allow_repeated_signatures: input.allow_repeated_signatures, is_default: input.is_default, webhooks_enabled: input.webhooks_enabled, stages: input.stages };
+}
 
 export interface StageSpec { userid: number | null; teamid: number | null; num_required: number }
 export interface ProcessInput {
@@ -61,7 +80,7 @@ async function setDefault(trx: Db, approval_processid: number | null, now: numbe
   await trx.insertInto('approval_defaults').values({ from_guideid: Number(max?.m ?? 0) + 1, approval_processid, date: now }).execute();
 }
 
-export async function createProcess(trx: Db, clock: Clock, userid: number, input: Required<Pick<ProcessInput, 'name' | 'stages'>> & ProcessInput): Promise<number> {
+export async function createProcess(trx: Db, clock: Clock, actor: Actor, input: Required<Pick<ProcessInput, 'name' | 'stages'>> & ProcessInput): Promise<number> {
   const now = clock.now();
   const { approval_processid } = await trx.insertInto('approval_processes').values({
     name: input.name, name_lower: input.name.toLowerCase(), allow_repeated_signatures: fromBool(input.allow_repeated_signatures),
@@ -69,7 +88,8 @@ export async function createProcess(trx: Db, clock: Clock, userid: number, input
   }).returning('approval_processid').executeTakeFirstOrThrow();
   await insertStages(trx, approval_processid, input.stages);
   if (input.is_default) await setDefault(trx, approval_processid, now);
-  await snapshotProcess(trx, approval_processid, userid, now);
+  const revisionid = await snapshotProcess(trx, approval_processid, actorUserid(actor), now);
+  await auditChange(trx, { action: 'approval_process.created', actor, time: now, resource_type: 'approval_process', resource_id: approval_processid, revisionid_after: revisionid, changes: changesOf(null, processFields(input)) });
   return approval_processid;
 }
 
@@ -77,7 +97,7 @@ export async function createProcess(trx: Db, clock: Clock, userid: number, input
  * Changes a process at `revisionid` (StaleRevision otherwise). New stages retire the old
  * ones: requests already open keep the copies they started with.
  */
-export async function patchProcess(trx: Db, clock: Clock, userid: number, row: ProcessRow, revisionid: number, input: ProcessInput, isDefaultNow: boolean): Promise<void> {
+export async function patchProcess(trx: Db, clock: Clock, actor: Actor, row: ProcessRow, revisionid: number, input: ProcessInput, isDefaultNow: boolean): Promise<void> {
   const now = clock.now();
   const set: Record<string, unknown> = { modified_date: now };
   if (input.name !== undefined) Object.assign(set, { name: input.name, name_lower: input.name.toLowerCase() });
@@ -90,7 +110,10 @@ export async function patchProcess(trx: Db, clock: Clock, userid: number, row: P
   }
   if (input.is_default === true && !isDefaultNow) await setDefault(trx, row.approval_processid, now);
   if (input.is_default === false && isDefaultNow) await setDefault(trx, null, now);
-  await snapshotProcess(trx, row.approval_processid, userid, now);
+  const after = await snapshotProcess(trx, row.approval_processid, actorUserid(actor), now);
+  const before = { name: row.name, allow_repeated_signatures: toBool(row.allow_repeated_signatures), is_default: isDefaultNow, webhooks_enabled: row.webhooks_enabled == null ? null : toBool(row.webhooks_enabled) };
+  const changes = changesOf(before, processFields(input));
+  await auditChange(trx, { action: 'approval_process.edited', actor, time: now, resource_type: 'approval_process', resource_id: row.approval_processid, revisionid_before: revisionid, revisionid_after: after, changes });
 }
 
 // ---------------------------------------------------------------- categories
@@ -134,7 +157,7 @@ function uncoveredSubtree(tree: Awaited<ReturnType<typeof categoryTree>>, wikiid
  * a process by it keep showing readers the revision they saw (their current one) until
  * their next approved release.
  */
-export async function attachProcess(trx: Db, clock: Clock, userid: number, wikiid: number, approval_processid: number): Promise<void> {
+export async function attachProcess(trx: Db, clock: Clock, actor: Actor, wikiid: number, approval_processid: number): Promise<void> {
   // Two attaches to one category at once would both delete nothing and both insert (a
   // unique violation on PostgreSQL): they take turns.
   await lockForTransaction(trx, `approval-category:${wikiid}`);
@@ -148,19 +171,23 @@ export async function attachProcess(trx: Db, clock: Clock, userid: number, wikii
       .execute();
   }
   await trx.deleteFrom('approval_category_processes').where('wikiid', '=', wikiid).execute();
-  await trx.insertInto('approval_category_processes').values({ wikiid, approval_processid, userid, date: now }).execute();
+  await trx.insertInto('approval_category_processes').values({ wikiid, approval_processid, userid: actorUserid(actor), date: now }).execute();
   await refreshReaderViews(trx, processForGuide, { categories: titles });
+  await auditChange(trx, { action: 'approval_process.attached', actor, time: now, resource_type: 'approval_process', resource_id: approval_processid, changes: { category_wikiid: { new: wikiid } } });
 }
 
 /** Detaches a category's process: its guides fall to the process up the tree or the default, else readers see their current revision. */
-export async function detachProcess(trx: Db, wikiid: number): Promise<boolean> {
+export async function detachProcess(trx: Db, clock: Clock, actor: Actor, wikiid: number): Promise<boolean> {
   await lockForTransaction(trx, `approval-category:${wikiid}`);
   const tree = await categoryTree(trx);
   // The categories whose guides this process covered: those no other process covers once it is gone.
   const titles = uncoveredSubtree({ ...tree, attached: new Map([...tree.attached].filter(([id]) => id !== wikiid)) }, wikiid);
-  const r = await trx.deleteFrom('approval_category_processes').where('wikiid', '=', wikiid).executeTakeFirst();
+  const attached = await trx.selectFrom('approval_category_processes').select('approval_processid').where('wikiid', '=', wikiid).executeTakeFirst();
+  if (!attached) return false;
+  await trx.deleteFrom('approval_category_processes').where('wikiid', '=', wikiid).execute();
   await refreshReaderViews(trx, processForGuide, { categories: titles });
-  return Number(r.numDeletedRows) > 0;
+  await auditChange(trx, { action: 'approval_process.detached', actor, time: clock.now(), resource_type: 'approval_process', resource_id: attached.approval_processid, changes: { category_wikiid: { old: wikiid } } });
+  return true;
 }
 
 // ---------------------------------------------------------------- events and mail
@@ -227,7 +254,7 @@ async function notifyStage(trx: Db, config: Config, clock: Clock, request: Reque
 // ---------------------------------------------------------------- requests
 
 /** Opens the request for a pending release: copies the process's current stages; the first becomes current and its signers are mailed. */
-export async function openRequest(trx: Db, config: Config, clock: Clock, release: { releaseid: number; guideid: number; langid: string; revisionid: number }, approval_processid: number, userid: number): Promise<number> {
+export async function openRequest(trx: Db, config: Config, clock: Clock, release: { releaseid: number; guideid: number; langid: string; revisionid: number }, approval_processid: number, userid: number, actor: Actor | null = null): Promise<number> {
   const now = clock.now();
   const process = await findProcess(trx, approval_processid);
   if (!process) throw new Error(`no approval process ${approval_processid}`);
@@ -245,6 +272,10 @@ export async function openRequest(trx: Db, config: Config, clock: Clock, release
   const request = (await findRequest(trx, approval_requestid))!;
   const first = await trx.selectFrom('approval_request_stages').selectAll().where('approval_requestid', '=', approval_requestid).orderBy('orderby').limit(1).executeTakeFirst();
   if (first) await notifyStage(trx, config, clock, request, first);
+  await auditChange(trx, {
+    action: 'approval.requested', actor: actor ?? userAuditActor(userid), time: now, resource_type: 'approval_request', resource_id: approval_requestid, langid: release.langid,
+    revisionid_after: release.revisionid, changes: { guideid: { new: release.guideid }, releaseid: { new: release.releaseid }, approval_processid: { new: approval_processid } },
+  });
   await emitApprovalEvent(trx, config, clock, approval_requestid, 'Approvals.RequestSubmitted', `A release of guide ${release.guideid} (${release.langid}, revision ${release.revisionid}) was submitted for approval.`);
   return approval_requestid;
 }
@@ -273,13 +304,19 @@ async function closeRequest(trx: Db, approval_requestid: number, status: string,
  * request and its release `rejected`; the approval that completes the last stage makes
  * the release `released` and what readers see.
  */
-export async function signRequest(trx: Db, config: Config, clock: Clock, request: RequestRow, stage: RequestStageRow, userid: number, sign: { status: 'approve' | 'reject'; notes: string; method: 'password' | 'token' }): Promise<void> {
+export async function signRequest(trx: Db, config: Config, clock: Clock, request: RequestRow, stage: RequestStageRow, actor: Actor, sign: { status: 'approve' | 'reject'; notes: string; method: 'password' | 'token' }): Promise<void> {
   const now = clock.now();
+  const userid = actorUserid(actor)!;
   await lockPending(trx, request);
   await trx.insertInto('approval_signatures').values({
     approval_requestid: request.approval_requestid, approval_request_stageid: stage.approval_request_stageid, userid, status: sign.status,
     notes: sign.notes, revisionid: request.revisionid, method: sign.method, sign_date: now,
   }).execute();
+  await auditChange(trx, {
+    action: 'approval.signed', actor, time: now, resource_type: 'approval_request', resource_id: request.approval_requestid, langid: request.langid,
+    revisionid_after: request.revisionid, meaning: signatureMeaning(sign.status, stage), reason: sign.notes || null,
+    changes: { guideid: { new: request.guideid }, stage: { new: stage.orderby + 1 }, method: { new: sign.method } },
+  });
   // This signer's other tokens for the request are spent too.
   await trx.updateTable('approval_sign_tokens').set({ used_date: now }).where('approval_requestid', '=', request.approval_requestid)
     .where('userid', '=', userid).where('used_date', 'is', null).execute();
@@ -312,6 +349,10 @@ export async function signRequest(trx: Db, config: Config, clock: Clock, request
   // path to `released` does) in this same transaction.
   const released = await trx.selectFrom('guide_releases').selectAll().where('releaseid', '=', request.releaseid).executeTakeFirstOrThrow();
   await publishReleased(trx, config, now, released);
+  await auditChange(trx, {
+    action: 'approval.released', actor, time: now, resource_type: 'guide', resource_id: request.guideid, langid: request.langid, revisionid_after: request.revisionid,
+    changes: { releaseid: { new: request.releaseid }, status: { old: 'pending', new: 'released' }, approval_requestid: { new: request.approval_requestid } },
+  });
   // Readers see the approved revision from now on (the read cache keys reader views by it).
   await trx.updateTable('guides').set((eb) => ({ reader_revisionid: request.revisionid, reader_view: 1, ...READER_STAMPS(eb) })).where('guideid', '=', request.guideid).where('langid', '=', request.langid).execute();
   await invalidateGuide(trx, request.guideid);
@@ -319,9 +360,27 @@ export async function signRequest(trx: Db, config: Config, clock: Clock, request
 }
 
 /** An Admin cancels a pending request (for example one no longer satisfiable): the request and its release end `cancelled`. */
-export async function cancelRequest(trx: Db, clock: Clock, request: RequestRow): Promise<void> {
+export async function cancelRequest(trx: Db, clock: Clock, actor: Actor, request: RequestRow): Promise<void> {
   const now = clock.now();
   await lockPending(trx, request);
   await closeRequest(trx, request.approval_requestid, 'cancelled', 'cancelled', now);
   await trx.updateTable('guide_releases').set({ status: 'cancelled' }).where('releaseid', '=', request.releaseid).execute();
+  await auditChange(trx, {
+    action: 'approval.cancelled', actor, time: now, resource_type: 'approval_request', resource_id: request.approval_requestid, langid: request.langid,
+    revisionid_after: request.revisionid, changes: { status: { old: 'pending', new: 'cancelled' }, releaseid: { new: request.releaseid } },
+  });
+}
+
+/**
+ * What a signature attests, as its audit entry records it: approved or rejected, and the
+ * stage signed (stages have no names of their own: their place, and who they ask).
+ */
+export function signatureMeaning(status: 'approve' | 'reject', stage: Pick<RequestStageRow, 'orderby' | 'userid' | 'teamid'>): string {
+  const who = stage.userid != null ? `user ${stage.userid}` : `team ${stage.teamid}`;
+  return `${status === 'approve' ? 'approved' : 'rejected'}: stage ${stage.orderby + 1} (${who})`;
+}
+
+/** An account acting outside a request (the release's author when no actor is given). */
+function userAuditActor(userid: number): AuditActor {
+  return { userid, impersonator_userid: null, request_id: null, client_ip: null };
 }

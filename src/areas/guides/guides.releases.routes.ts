@@ -50,7 +50,7 @@ export async function guideReleasesRoutes(fastify: FastifyInstance) {
       await publishReleased(trx, config, now, row);
       return row;
     }
-    const approval_requestid = await app.guideApprovals.openRequest(trx, config, clock, row, processid, r.userid);
+    const approval_requestid = await app.guideApprovals.openRequest(trx, config, clock, row, processid, r.userid, actor);
     return { ...row, approval_requestid };
   }
 

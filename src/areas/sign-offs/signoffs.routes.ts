@@ -67,7 +67,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
       const entry = await db.selectFrom('work_log').select(['userid', 'guideid']).where('entryid', '=', b.work_log_entryid).executeTakeFirst();
       if (!entry || entry.userid !== user.userid || stage.doctype !== 'guide' || entry.guideid !== stage.docid) throw invalidField('work_log_entryid', `Work log entry ${b.work_log_entryid} is not yours on this stage's guide.`);
     }
-    const id = await createRequest(db, clock, stage, user.userid, { userid_requestee: b.userid_requestee ?? null, work_log_entryid: b.work_log_entryid ?? null, doc_revisionid: await docRevision(db, stage.doctype, stage.docid) });
+    const id = await createRequest(db, clock, stage, user.userid, { userid_requestee: b.userid_requestee ?? null, work_log_entryid: b.work_log_entryid ?? null, doc_revisionid: await docRevision(db, stage.doctype, stage.docid) }, user);
     return reply.status(201).send(await oneRecord(id));
   });
 
@@ -120,7 +120,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const r = await existingRequest(request.params.signoff_requestid);
     forbiddenUnless(mayCancel(user, r), 'Only the trainee and Admins cancel a sign-off request.');
-    await cancelRequest(db, clock, r.signoff_requestid);
+    await cancelRequest(db, clock, r.signoff_requestid, user);
     return oneRecord(r.signoff_requestid);
   });
 
@@ -151,7 +151,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
       const entry = await db.selectFrom('work_log').select(['userid', 'guideid']).where('entryid', '=', b.work_log_entryid).executeTakeFirst();
       if (!entry || entry.userid !== r.userid_requestor || r.doctype !== 'guide' || entry.guideid !== r.docid) throw invalidField('work_log_entryid', `Work log entry ${b.work_log_entryid} is not the trainee's on this stage's guide.`);
     }
-    await respond(db, clock, r, b.signoff_token === undefined ? { trainer: user.userid } : { token: b.signoff_token }, { response_value: b.response_value, response_feedback: feedback, work_log_entryid: b.work_log_entryid ?? null });
+    await respond(db, clock, r, b.signoff_token === undefined ? { trainer: user.userid } : { token: b.signoff_token }, { response_value: b.response_value, response_feedback: feedback, work_log_entryid: b.work_log_entryid ?? null }, user);
     return oneRecord(r.signoff_requestid);
   });
 
@@ -185,7 +185,7 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const r = await existingRequest(request.params.signoff_requestid);
     forbiddenUnless(r.userid_requestor === user.userid, 'Only the trainee acknowledges a sign-off response.');
-    await acknowledge(db, clock, r);
+    await acknowledge(db, clock, r, user);
     return oneRecord(r.signoff_requestid);
   });
 

@@ -6,7 +6,7 @@ import { setSupervisorRatings } from './skills.service.js';
 export async function seedSkillsDemo(ctx: DemoContext) {
   const { db, clock, users, ids } = ctx;
   if (!users.author || !users.user || !ids.guideLoto || !ids.guideReplacement || !ids.guideRepair) return;
-  await setSupervisorRatings(db, clock, users.author, [
+  await setSupervisorRatings(db, clock, { seed: users.author }, [
     { userid: users.user, doctype: 'guide', docid: ids.guideLoto, rating: 0.75 },
     { userid: users.user, doctype: 'guide', docid: ids.guideReplacement, rating: 1 },
     { userid: users.user, doctype: 'guide', docid: ids.guideRepair, rating: 0.5 },

@@ -1,6 +1,8 @@
 // What the skills model reads of the other areas' data (courses, quizzes, the work log,
 // sign-offs, supervisor ratings), for a whole set of users and documents in a fixed
 // number of queries (no query per user or document).
+import { audit, changesOf } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 import { inTx } from '../../db/transactions.js';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -17,14 +19,20 @@ export async function loadWeights(db: Db): Promise<Weights> {
   return out as Weights;
 }
 
-/** Replaces the weights of the groups given (in one transaction); the others are unchanged. */
-export async function saveWeights(db: Db, groups: Partial<Weights>): Promise<void> {
+/**
+ * Replaces the weights of the groups given (in one transaction); the others are unchanged.
+ * One audit entry per group changed (resource `skills_weights`, the group's name).
+ */
+export async function saveWeights(db: Db, groups: Partial<Weights>, actor: AuthUser, now: number): Promise<void> {
   await inTx(db, async (trx) => {
+    const before = await loadWeights(trx) as Record<string, Record<string, number>>;
     for (const [group, values] of Object.entries(groups) as Array<[keyof typeof GROUPS, Record<string, number>]>) {
       for (const [component, value] of Object.entries(values)) {
         await trx.insertInto('skills_weights').values({ group_name: group, component, value })
           .onConflict((oc) => oc.columns(['group_name', 'component']).doUpdateSet({ value })).execute();
       }
+      const changes = changesOf(before[group] ?? {}, values);
+      if (changes) await audit(trx, { action: 'skills.weights_changed', actor, time: now, resource_type: 'skills_weights', resource_id: group, changes });
     }
   });
 }

@@ -89,7 +89,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
       if (Math.abs(sum - 1) > 0.001) errors.push({ field: group, code: 'invalid_value', message: `The ${group} weights sum to ${Math.round(sum * 1e6) / 1e6}; they must sum to 1.` });
     }
     if (errors.length) throw unprocessable(errors);
-    await saveWeights(db, body);
+    await saveWeights(db, body, requireUser(request), clock.now());
     return loadWeights(db);
   });
 
@@ -117,7 +117,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     await checkDocs(items.map((r, i) => ({ doctype: r.doctype, docid: r.docid, field: `ratings[${i}].docid` })));
     await checkOverseen(user, [...new Set(items.map((r) => r.userid))]);
     const unique = [...new Map(items.map((r) => [key(r.userid, r.doctype, r.docid), r])).values()];
-    await setSupervisorRatings(db, clock, user.userid, unique);
+    await setSupervisorRatings(db, clock, user, unique);
     return supervisorRecords(unique);
   });
 
@@ -139,7 +139,7 @@ export async function skillsRoutes(fastify: FastifyInstance) {
     if (!u) throw notFound('User');
     await checkDocs([{ doctype: p.doctype, docid: p.docid, field: 'docid' }]).catch(() => { throw notFound(p.doctype === 'guide' ? 'Guide' : 'Wiki'); });
     await checkOverseen(user, [p.userid]);
-    await setSupervisorRatings(db, clock, user.userid, [{ userid: p.userid, doctype: p.doctype, docid: p.docid, rating: request.body.rating }]);
+    await setSupervisorRatings(db, clock, user, [{ userid: p.userid, doctype: p.doctype, docid: p.docid, rating: request.body.rating }]);
     return (await supervisorRecords([p]))[0];
   });
 
