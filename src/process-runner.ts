@@ -14,6 +14,8 @@ export interface ProgramLimits {
   maxOutputBytes: number;
   /** Aborting kills the program. */
   signal?: AbortSignal;
+  /** Standard output as it comes, instead of collected (a progress stream): nothing is kept, so no output bound applies. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export type ProgramFailure = 'timeout' | 'output' | 'aborted' | 'exit' | 'spawn';
@@ -75,6 +77,7 @@ export function runProgram(cmd: string, args: string[], limits: ProgramLimits): 
     limits.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stdout!.on('data', (d: Buffer) => {
+      if (limits.onStdout) return limits.onStdout(d);
       outBytes += d.length;
       if (outBytes > limits.maxOutputBytes) stop(new ProgramError('output', `${cmd} printed more than ${limits.maxOutputBytes} bytes and was stopped`));
       else chunks.push(d);

@@ -68,6 +68,8 @@ interface StoredMeta {
   video_bitrate_in_kbps: number | null;
   video_codec: string | null;
   width: number | null;
+  /** While processing only: the percent encoded (videos.ts `encodeProgress`). */
+  progress: number;
 }
 
 function parseMeta(s: string | null): Partial<StoredMeta> {
@@ -120,6 +122,7 @@ export async function loadVideoDetails(db: Kysely<Database>, config: Config, ids
         id: r.videoid,
         md5_checksum: r.md5 ?? null,
         state: r.state,
+        progress: r.state === 'finished' ? 100 : r.state === 'failed' ? null : r.state === 'processing' ? Math.max(0, Math.min(100, Number(m.progress) || 0)) : 0,
         total_bitrate_in_kbps: m.total_bitrate_in_kbps ?? null,
         video_bitrate_in_kbps: m.video_bitrate_in_kbps ?? null,
         video_codec: m.video_codec ?? null,

@@ -42,6 +42,7 @@ export const VideoMeta = Type.Object({
   id: Nullable(Type.Integer()),
   md5_checksum: Nullable(Type.String()),
   state: Type.String({ description: 'queued, processing, finished or failed.' }),
+  progress: Nullable(Type.Integer({ minimum: 0, maximum: 100, description: 'Extension: percent of the encoding done: 0 while queued, growing while processing (from ffmpeg\'s progress), 100 when finished, null when failed.' })),
   total_bitrate_in_kbps: Nullable(Type.Number()),
   video_bitrate_in_kbps: Nullable(Type.Number()),
   video_codec: Nullable(Type.String()),

@@ -197,6 +197,42 @@ const ENCODINGS = [
 
 export const ENCODING_FORMATS = ENCODINGS.map((e) => e.format);
 
+/**
+ * A video's encoding progress, from ffmpeg's `-progress` stream (`out_time_us=` lines) over
+ * the encodings in turn, written to its row as `meta` {"progress": 0..100} while it is
+ * processing (the finished meta replaces it): at most once a second of the wall clock and
+ * only when the percent grew. Lines are read as they come, a bounded tail kept between
+ * chunks.
+ */
+function encodeProgress(db: Kysely<Database>, videoid: number, durationMs: number) {
+  let shown = -1;
+  let shownAt = 0;
+  const report = (percent: number) => {
+    const now = Date.now();
+    if (percent <= shown || now - shownAt < 1000) return;
+    shown = percent;
+    shownAt = now;
+    void db.updateTable('videos').set({ meta: JSON.stringify({ progress: percent }) })
+      .where('videoid', '=', videoid).where('state', '=', 'processing').execute().catch(() => {});
+  };
+  return {
+    reader(index: number, count: number) {
+      let tail = '';
+      return (chunk: Buffer) => {
+        const lines = (tail + chunk.toString('latin1')).split('\n');
+        tail = lines.pop()!.slice(-200);
+        for (const line of lines) {
+          if (!line.startsWith('out_time_us=') || durationMs <= 0) continue;
+          const doneMs = Number(line.slice('out_time_us='.length)) / 1000;
+          if (!Number.isFinite(doneMs) || doneMs < 0) continue;
+          const fraction = Math.min(1, doneMs / durationMs);
+          report(Math.min(99, Math.floor(((index + fraction) / count) * 100)));
+        }
+      };
+    },
+  };
+}
+
 /** Marks a video failed for good (no video stream, ffmpeg refuses it...). */
 async function fail(db: Kysely<Database>, videoid: number, reason: string) {
   await db.updateTable('videos').set({ state: 'failed', state_reason: reason.slice(0, 1000) }).where('videoid', '=', videoid).execute();
@@ -285,10 +321,11 @@ async function processVideo(config: Config, videoid: number, ctx: JobContext) {
     // Bounded whatever the file says: no longer than the limit, no bigger than the cap.
     const bounds = ['-t', String(config.videoMaxSeconds), '-fs', String(config.videoEncodeMaxBytes)];
     const encodings: Array<{ format: string; codecs: string; mime: string; width: number; height: number; size: number; blob_key: string }> = [];
-    for (const e of ENCODINGS) {
+    const progress = encodeProgress(db, video.videoid, Math.min(meta.duration_in_ms ?? 0, config.videoMaxSeconds * 1000));
+    for (const [index, e] of ENCODINGS.entries()) {
       const out = join(dir, `out.${e.ext}`);
-      const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y', ...input, '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0', ...e.audio] : ['-an']), '-vf', SCALE, ...e.video, ...e.extra, '-threads', '2', ...bounds, out];
-      await runProgram(config.ffmpegPath, args, limits);
+      const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...input, '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0', ...e.audio] : ['-an']), '-vf', SCALE, ...e.video, ...e.extra, '-threads', '2', ...bounds, out];
+      await runProgram(config.ffmpegPath, args, { ...limits, onStdout: progress.reader(index, ENCODINGS.length) });
       const size = (await stat(out)).size;
       if (size >= config.videoEncodeMaxBytes) throw new ProgramError('output', `the ${e.format} encoding reached the limit of ${config.videoEncodeMaxBytes} bytes`);
       const p = await probe(config, out, e.mime, cancel.signal);

@@ -2,12 +2,12 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { buildTestApp, appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
-import { getFile, hasFfmpeg, noteSkippedWithoutFfmpeg, testVideo, upload } from '../../helpers/factories/media.js';
+import { getFile, hasFfmpeg, longTestVideo, noteSkippedWithoutFfmpeg, testVideo, upload } from '../../helpers/factories/media.js';
 import { loadVideoDetails } from '../../../src/areas/media/media-records.js';
 import { loadMediaResolver } from '../../../src/areas/media/media-resolver.js';
 
 const VIDEO_FIELDS = ['duration', 'encodings', 'filename', 'height', 'image', 'meta', 'srcid', 'videoid', 'width'];
-const META_FIELDS = ['audio_bitrate_in_kbps', 'audio_codec', 'audio_sample_rate', 'channels', 'duration_in_ms', 'file_size_in_bytes', 'format', 'frame_rate', 'height', 'id', 'md5_checksum', 'state', 'total_bitrate_in_kbps', 'video_bitrate_in_kbps', 'video_codec', 'width'];
+const META_FIELDS = ['audio_bitrate_in_kbps', 'audio_codec', 'audio_sample_rate', 'channels', 'duration_in_ms', 'file_size_in_bytes', 'format', 'frame_rate', 'height', 'id', 'md5_checksum', 'progress', 'state', 'total_bitrate_in_kbps', 'video_bitrate_in_kbps', 'video_codec', 'width'];
 
 let user: TestUser;
 const t = appForFile({}, async () => {
@@ -31,7 +31,7 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     expect(v).toMatchObject({ videoid: item.id, filename: 'clip.mp4', width: 160, height: 120, srcid: null });
     expect(v.duration).toBeGreaterThanOrEqual(900);
     expect(v.duration).toBeLessThanOrEqual(1200);
-    expect(v.meta).toMatchObject({ state: 'finished', id: item.id, video_codec: 'h264', audio_codec: 'aac', format: 'mpeg4', width: 160, height: 120, frame_rate: 10, file_size_in_bytes: data.length, channels: 1 });
+    expect(v.meta).toMatchObject({ state: 'finished', progress: 100, id: item.id, video_codec: 'h264', audio_codec: 'aac', format: 'mpeg4', width: 160, height: 120, frame_rate: 10, file_size_in_bytes: data.length, channels: 1 });
     expect(v.meta.md5_checksum).toMatch(/^[0-9a-f]{32}$/);
     expect(v.encodings.map((e: { format: string }) => e.format)).toEqual(['mp4', 'webm']);
     const [mp4, webm] = v.encodings;
@@ -61,6 +61,26 @@ describe.skipIf(!hasFfmpeg)('video processing', () => {
     const resolver = await loadMediaResolver(t.db, t.config, { images: [], videos: [item.id] });
     expect(resolver.video(item.id)).toEqual({ src: mp4.url, poster: v.image.image.large });
   });
+
+  it('a video in processing reports the percent encoded in meta.progress, from ffmpeg\'s progress stream', async () => {
+    const data = longTestVideo(40);
+    const item = (await upload(t, user, data, 'long.mp4')).json();
+    expect((await t.get(`/media/videos/${item.id}`, { token: user.token })).json().meta).toMatchObject({ state: 'queued', progress: 0 });
+    const run = t.app.jobs.runDue();
+    const seen: number[] = [];
+    // Polled while the job runs (bounded: the encode of 40 s of video takes seconds, the loop at most 120 s).
+    for (let i = 0; i < 1200; i++) {
+      const meta = (await t.get(`/media/videos/${item.id}`, { token: user.token })).json().meta;
+      if (meta.state === 'finished') break;
+      if (meta.state === 'processing') seen.push(meta.progress);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await run;
+    const meta = (await t.get(`/media/videos/${item.id}`, { token: user.token })).json().meta;
+    expect(meta).toMatchObject({ state: 'finished', progress: 100 });
+    expect(seen.some((p) => p > 0 && p < 100), `progress seen: ${seen.join(', ')}`).toBe(true);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b)); // never goes back
+  }, 180_000);
 
   it('serves byte ranges of an encoding (206) and refuses ranges past the end (416)', async () => {
     const item = (await upload(t, user, testVideo('webm'), 'clip.webm')).json();

@@ -80,6 +80,17 @@ export function testVideo(format: 'mp4' | 'webm' | 'mov', audio = false): Buffer
   return data;
 }
 
+/** An MP4 of `seconds` seconds at 320x240 (no audio): long enough that its encode reports progress. */
+export function longTestVideo(seconds: number): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-vid-'));
+  const out = join(dir, 'long.mp4');
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=320x240:rate=25`, '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', out]);
+  if (r.status !== 0) throw new Error(`ffmpeg failed: ${r.stderr}`);
+  const data = readFileSync(out);
+  rmSync(dir, { recursive: true, force: true });
+  return data;
+}
+
 /** POST /user/media/uploads with a raw body. */
 export function upload(t: TestApp, user: TestUser | null, data: Buffer | string, file = 'file.bin', contentType: string | null = 'application/octet-stream') {
   const headers: Record<string, string> = {};
