@@ -5027,6 +5027,7 @@ export interface components {
             md5_checksum: string | null;
             /** @description queued, processing, finished or failed. */
             state: string;
+            progress: number | null;
             total_bitrate_in_kbps: number | null;
             video_bitrate_in_kbps: number | null;
             video_codec: string | null;
