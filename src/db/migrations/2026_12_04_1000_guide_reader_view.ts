@@ -83,6 +83,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   await createSearchSource(db, readerGuideSource(pg));
   await dropSearchSource(db, stepSourceBefore);
   await createSearchSource(db, readerStepSource);
+  await keepGenericPlans(db);
+}
+
+/** The sync functions read the row: they keep generic plans, as 2026_11_27_0800_trigger_generic_plans set on their predecessors. */
+async function keepGenericPlans(db: Kysely<any>): Promise<void> {
+  if (!isPostgres(db)) return;
+  for (const s of [guideSourceBefore, stepSourceBefore]) await sql.raw(`alter function search_${s.name}_sync() set plan_cache_mode = force_generic_plan`).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -90,6 +97,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await createSearchSource(db, stepSourceBefore);
   await dropSearchSource(db, guideSourceBefore);
   await createSearchSource(db, guideSourceBefore);
+  await keepGenericPlans(db);
   await db.schema.dropIndex('guides_list').execute();
   await db.schema.createIndex('guides_list').on('guides').columns(['deleted', 'public', 'guideid', 'langid']).execute();
   await db.schema.alterTable('guides').dropColumn('reader_view').execute();
