@@ -122,7 +122,8 @@ export async function login(url: string, email = 'admin@example.com', password =
   return ((await res.json()) as { authToken: string }).authToken;
 }
 
-export interface Answer { status: number; body: any; text: string }
+/** `requestId`: the answer's X-Request-Id (the audit log's `request_id`; its first 24 characters name the process). */
+export interface Answer { status: number; body: any; text: string; requestId: string | null }
 
 /** A JSON request to a running server; network errors come back as status 0. */
 export async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
@@ -137,8 +138,8 @@ export async function call(url: string, method: string, path: string, token?: st
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {}
-    return { status: res.status, body: parsed, text };
+    return { status: res.status, body: parsed, text, requestId: res.headers.get('x-request-id') };
   } catch (err) {
-    return { status: 0, body: null, text: String(err) };
+    return { status: 0, body: null, text: String(err), requestId: null };
   }
 }

@@ -82,3 +82,60 @@ describe('audit log of accounts', () => {
     expect(created).toMatchObject({ userid: admin.userid, resource_type: 'user' });
   });
 });
+
+/** The SQL of every statement the app runs while `fn` runs, in order. */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const out: string[] = [];
+  t.app.dbHandle.setQueryListener!((e) => { out.push(e.query.sql); });
+  try {
+    await fn();
+  } finally {
+    t.app.dbHandle.setQueryListener!(null);
+  }
+  return out;
+}
+
+const writes = (sql: string[]) => sql.filter((q) => /^\s*(insert|update|delete|begin|commit|savepoint|release|rollback)\b/i.test(q));
+
+describe('what auditing a login costs', () => {
+  // Logins are audited without slowing the login path beyond its password hash: the entry is
+  // appended in the transaction that issues the token (at its commit: on PostgreSQL the chain's
+  // lock, then the head read and the entry written), never in a transaction or round trip of its own.
+  const postgres = () => t.app.dbHandle.dialect === 'postgres';
+
+  it('a login is one account read, then one transaction: the token, and the entry appended at its commit', async () => {
+    const user = await makeUser(t);
+    const sql = await statementsOf(async () => {
+      const ok = await t.post('/user/token', { body: { email: user.email, password: DEFAULT_PASSWORD } });
+      expect(ok.statusCode).toBe(201);
+    });
+    const begin = sql.findIndex((q) => /^begin/i.test(q));
+    const commit = sql.findIndex((q) => /^commit/i.test(q));
+    // The account, read once (with the hash checked), before the transaction.
+    expect(sql.slice(0, begin)).toEqual([expect.stringMatching(/^select \* from "users" where/)]);
+    expect(sql.slice(begin + 1, commit)).toEqual([
+      expect.stringMatching(/^insert into "tokens"/),
+      ...(postgres() ? [expect.stringMatching(/pg_advisory_xact_lock/)] : []),
+      expect.stringMatching(/from audit_log order by auditid desc limit 1/),
+      expect.stringMatching(/^insert into audit_log/),
+    ]);
+    // One transaction, and nothing written after it (the answer's record only reads).
+    expect(writes(sql)).toEqual([sql[begin], sql[begin + 1], sql[commit - 1], sql[commit]]);
+  });
+
+  it('a failed login is the account read, then one transaction of its entry alone', async () => {
+    const user = await makeUser(t);
+    const sql = await statementsOf(async () => {
+      const bad = await t.post('/user/token', { body: { email: user.email, password: 'not the password' } });
+      expect(bad.statusCode).toBe(401);
+    });
+    expect(sql).toEqual([
+      expect.stringMatching(/^select \* from "users" where/),
+      expect.stringMatching(/^begin/i),
+      ...(postgres() ? [expect.stringMatching(/pg_advisory_xact_lock/)] : []),
+      expect.stringMatching(/from audit_log order by auditid desc limit 1/),
+      expect.stringMatching(/^insert into audit_log/),
+      expect.stringMatching(/^commit/i),
+    ]);
+  });
+});

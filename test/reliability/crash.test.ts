@@ -11,35 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { call, login, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
 import { fakeSmtp } from './lib/smtp.js';
 import { operations, type Operation } from './lib/openapi.js';
 import { example } from './lib/gen.js';
 import { LONG } from './lib/settings.js';
+import { openInspector, waitFor, type Db } from './lib/inspector.js';
 import { adminQuery, dropDatabase, withDatabase } from '../helpers/pg.js';
 
 const PG = process.env.TEST_DATABASE_URL;
 const CYCLES = LONG ? 4 : 1;
 const WRITERS = LONG ? 16 : 8;
 const WRITES_BEFORE_KILL = LONG ? 400 : 80;
-
-interface Db {
-  query<T = any>(text: string): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-function openInspector(kind: 'sqlite' | 'postgres', location: string): Db {
-  if (kind === 'sqlite') {
-    const db = new SQLite(location, { fileMustExist: true });
-    db.pragma('busy_timeout = 10000');
-    return { query: async (text) => db.prepare(text).all() as any[], close: async () => { db.close(); } };
-  }
-  const client = new pg.Client({ connectionString: location });
-  const ready = client.connect();
-  return { query: async (text) => { await ready; return (await client.query(text)).rows; }, close: async () => { await ready; await client.end(); } };
-}
 
 /** Integrity: SQLite's own checks; on PostgreSQL every constraint valid and no orphaned foreign key. */
 async function integrityProblems(kind: 'sqlite' | 'postgres', db: Db): Promise<string[]> {
@@ -120,16 +103,6 @@ function makeVideo(dir: string): Buffer | null {
   const out = join(dir, 'crash.mp4');
   const r = spawnSync(process.env.FFMPEG_PATH || 'ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x64:rate=10', '-pix_fmt', 'yuv420p', '-y', out], { timeout: 20_000 });
   return r.status === 0 && existsSync(out) ? readFileSync(out) : null;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe(`crash safety on ${PG ? 'PostgreSQL' : 'SQLite'}`, () => {

@@ -7,7 +7,7 @@ import { forbidden, HttpError, invalidField, missingField, notFound, unauthorize
 import { hashToken, hashPassword } from '../../http/passwords.js';
 import { isAdmin, requireUser } from '../../http/auth.js';
 import { AppIdHeader, Email, Password, UniqueUsername, UserWithToken } from './users.schemas.js';
-import { findUser } from './users.queries.js';
+import { findUser, type UserRow } from './users.queries.js';
 import { userSelfRecord } from './users.records.js';
 import { checkCredentials, createUser, issueToken, setPassword, startPasswordReset } from './users.service.js';
 import { clearSessionCookie, mayStartSession, sessionCookieOf, setSessionCookie } from '../../http/session.js';
@@ -29,10 +29,11 @@ export async function authRoutes(fastify: FastifyInstance) {
 
   /**
    * The user's record with a new token; `reply`: sets the session cookie when one was issued;
-   * `audited`: the token is issued in a transaction with this audit entry (a login, an impersonation).
+   * `audited`: the token is issued in a transaction with this audit entry (a login, an impersonation);
+   * `known`: the account's row as the caller read it (a login: with the hash it checked), not read again.
    */
-  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, reply?: FastifyReply, audited?: AuditEvent) {
-    const row = await findUser(db, userid);
+  async function withToken(userid: number, opts: Parameters<typeof issueToken>[4] = {}, reply?: FastifyReply, audited?: AuditEvent, known?: UserRow) {
+    const row = known ?? await findUser(db, userid);
     if (!row) throw notFound('User');
     const { token, expires, session } = audited
       ? await db.transaction().execute(async (trx) => {
@@ -72,7 +73,7 @@ export async function authRoutes(fastify: FastifyInstance) {
     // The version read with the hash just checked: a password change committed meanwhile ends this token.
     // The session cookie too, unless a page of another origin sent the login.
     const session = mayStartSession(request, config.publicUrl);
-    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version, session }, reply, attempt('user.login', user.userid)));
+    return reply.status(201).send(await withToken(user.userid, { credentialsVersion: user.credentials_version, session }, reply, attempt('user.login', user.userid), user));
   });
 
   app.delete('/user/token', {
