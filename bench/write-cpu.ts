@@ -48,7 +48,7 @@ async function main() {
     NODE_ENV: 'production', DATABASE_URL: values.database!, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url,
     ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: SERVER_PASSWORD, LOGIN_RATE_LIMIT: '1000000', LOG_LEVEL: 'warn',
   };
-  const proc = spawn(process.execPath, ['dist/server.js'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(process.execPath, ['dist/server.js'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   try {
     for (let i = 0; ; i++) {
       if (i > 600) throw new Error('the server was not ready after 60 s');
@@ -81,7 +81,10 @@ async function main() {
     }
     console.log(`${values.label || root}: PATCH /guides/{id} ${results.patch.toFixed(0)} µs, POST /comments ${results.comment.toFixed(0)} µs of the server's CPU per request (${requests} each)`);
   } finally {
-    proc.kill('SIGKILL');
+    // Waited for: the next run may copy another database over this one's file.
+    const exited = new Promise((r) => proc.once('exit', r));
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await exited;
   }
 }
 
