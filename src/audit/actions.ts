@@ -95,6 +95,18 @@ export const AUDIT_ACTIONS = [
   'training_module.imported',
   'training_module.promoted',
   'training_module.draft_set',
+  // Teams and their membership (resource team; the member's userid in changes)
+  'team.created',
+  'team.edited',
+  'team.deleted',
+  'team.member_added',
+  'team.member_removed',
+  'team.member_invited',
+  'team.invitation_accepted',
+  'team.invitation_declined',
+  'team.invitation_withdrawn',
+  'team.lead_set',
+  'team.lead_unset',
   // Work log entries (resource work_log_entry)
   'work_log.started',
   'work_log.paused',
@@ -113,5 +125,5 @@ export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(na
 
 /** The resource types the entries name (resource_type). */
 export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request', 'skills_weights',
-  'course', 'course_assignment', 'course_stage_completion', 'work_log_entry', 'quiz', 'quiz_session', 'training_module'] as const;
+  'course', 'course_assignment', 'course_stage_completion', 'work_log_entry', 'quiz', 'quiz_session', 'training_module', 'team'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
