@@ -107,6 +107,13 @@ export const AUDIT_ACTIONS = [
   'team.invitation_withdrawn',
   'team.lead_set',
   'team.lead_unset',
+  // Periodic review: schedules (review_schedule), documents on them (review_document), reviews (review)
+  'review.schedule_created',
+  'review.schedule_deleted',
+  'review.scheduled',
+  'review.unscheduled',
+  'review.completed',
+  'review.change_requested',
   // Work log entries (resource work_log_entry)
   'work_log.started',
   'work_log.paused',
@@ -125,5 +132,5 @@ export const isAuditAction = (name: string): name is AuditAction => KNOWN.has(na
 
 /** The resource types the entries name (resource_type). */
 export const AUDIT_RESOURCE_TYPES = ['user', 'guide', 'wiki', 'webhook', 'approval_process', 'approval_request', 'signoff_request', 'skills_weights',
-  'course', 'course_assignment', 'course_stage_completion', 'work_log_entry', 'quiz', 'quiz_session', 'training_module', 'team'] as const;
+  'course', 'course_assignment', 'course_stage_completion', 'work_log_entry', 'quiz', 'quiz_session', 'training_module', 'team', 'review_schedule', 'review_document', 'review'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
