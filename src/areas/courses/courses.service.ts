@@ -10,7 +10,7 @@ import type { Config } from '../../config.js';
 import { lockedAtRevision } from '../content/revisions.js';
 import { onGuideReleased, type ReleaseRow } from '../guides/guides.releases.js';
 import { coursesReaching, STAGE_COLUMNS, type AssignedStage } from '../shared/course-status.js';
-import { expireDue, invalidateReleasedDocument, invalidateStages, refreshAssignees, startStages, syncAssignees, type ProgressActor } from '../shared/course-progress.js';
+import { expireDue, invalidateReleasedDocument, invalidateStages, refreshAssignees, startStages, syncAssignees } from '../shared/course-progress.js';
 import { audit, changesOf, type AuditChanges } from '../../audit/audit.js';
 import type { AuditAction } from '../../audit/actions.js';
 import type { AuthUser } from '../../http/auth.js';
