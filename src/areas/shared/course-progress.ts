@@ -33,7 +33,6 @@ export async function auditProgress(trx: Db, actor: ProgressActor, now: number, 
   await audit(trx, { action, actor, time: now, resource_type: 'course_stage_completion', resource_id: completionid, changes });
 }
 
-
 /** Splits `ids` for IN lists (bounded statement size on both databases). */
 export function chunks<T>(ids: readonly T[], size = 500): T[][] {
   const out: T[][] = [];
