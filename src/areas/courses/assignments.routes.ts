@@ -77,7 +77,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     if (b.assignee_teamid != null && !(await db.selectFrom('teams').select('teamid').where('teamid', '=', b.assignee_teamid).executeTakeFirst())) throw invalidField('assignee_teamid', `There is no team ${b.assignee_teamid}.`);
     const target = { assignee_userid: b.assignee_userid ?? null, assignee_teamid: b.assignee_teamid ?? null };
     forbiddenUnless(await managesAssignee(db, user, target), 'Only Admins and the leads of a team assign courses to it and its members.');
-    const id = await assignCourse(db, clock, user.userid, { wikiid: b.wikiid, ...target, due_within: b.due_within ?? null });
+    const id = await assignCourse(db, clock, user.userid, { wikiid: b.wikiid, ...target, due_within: b.due_within ?? null }, user);
     if (id == null) throw invalidField(b.assignee_userid != null ? 'assignee_userid' : 'assignee_teamid', 'The course is already assigned to this assignee.', 'already_assigned');
     return reply.status(201).send(await assignmentRecord((await findAssignment(db, id))!, user));
   });
@@ -106,7 +106,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const a = await existingAssignment(request.params.course_assignmentid, user);
     forbiddenUnless(await managesAssignee(db, user, a), 'Only Admins and the assignee\'s team leads cancel an assignment.');
-    if (!(await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid))) throw notFound('Course assignment (not cancelled)');
+    if (!(await cancelAssignment(db, clock, a.course_assignmentid, a.wikiid, user))) throw notFound('Course assignment (not cancelled)');
     return reply.status(204).send(null);
   });
 
@@ -130,7 +130,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { doctype, docid } = request.params;
     await assignedOn(user.userid, doctype, docid);
-    const n = await startDocument(db, clock, config, user.userid, doctype, docid);
+    const n = await startDocument(db, clock, config, user, doctype, docid);
     return stageChange(user.userid, doctype, docid, n);
   });
 
@@ -147,7 +147,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
         : doctype === 'wiki' ? await db.selectFrom('wiki_revisions').select('revisionid').where('revisionid', '=', rev).where('wikiid', '=', docid).executeTakeFirst() : undefined;
       if (!known) throw invalidField('revisionid', `${rev} is not a revision of ${doctype} ${docid}.`);
     }
-    const n = await completeDocument(db, clock, config, user.userid, doctype, docid, request.body ?? {});
+    const n = await completeDocument(db, clock, config, user, doctype, docid, request.body ?? {});
     return stageChange(user.userid, doctype, docid, n);
   });
 
@@ -160,7 +160,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     await existingUser(userid);
     forbiddenUnless(await managesUser(db, user, userid), 'Only Admins and the user\'s team leads invalidate completions.');
     await assignedOn(userid, doctype, docid);
-    const n = await invalidateDocument(db, clock, user.userid, userid, doctype, docid);
+    const n = await invalidateDocument(db, clock, user, userid, doctype, docid);
     return stageChange(userid, doctype, docid, n);
   });
 
@@ -173,7 +173,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
       const userid = request.params.assignee_userid;
       await existingUser(userid);
       forbiddenUnless(await managesUser(db, user, userid), 'Only Admins and the user\'s team leads override their progress.');
-      return { users: 1, changed: await overrideAll(db, clock, config, user.userid, [userid], action, request.body?.wikiid) };
+      return { users: 1, changed: await overrideAll(db, clock, config, user, [userid], action, request.body?.wikiid) };
     });
     app.patch(`/course_assignments/Team/${action}All/:assignee_teamid`, {
       config: { auth: 'user' },
@@ -185,7 +185,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
       forbiddenUnless(await managesTeam(db, user, teamid), 'Only Admins and the team\'s leads override its members\' progress.');
       // A lead's own account is not theirs to override (shared/oversight.ts).
       const members = overseenMembers(user, await teamMemberIds(teamid));
-      return { users: members.length, changed: await overrideAll(db, clock, config, user.userid, members, action, request.body?.wikiid) };
+      return { users: members.length, changed: await overrideAll(db, clock, config, user, members, action, request.body?.wikiid) };
     });
   }
 
@@ -204,7 +204,7 @@ export async function assignmentsRoutes(fastify: FastifyInstance) {
     }
     if (errors.length) throw unprocessable(errors);
     for (const userid of new Set(items.map((c) => c.userid))) forbiddenUnless(await managesUser(db, user, userid), `You do not manage user ${userid}.`);
-    const moved = await bulkComplete(db, clock, config, user.userid, resolved);
+    const moved = await bulkComplete(db, clock, config, user, resolved);
     return resolved.map((r, i) => ({ userid: r.userid, course_stageid: r.stage.course_stageid, wikiid: r.stage.wikiid, status: 'completed' as const, changed: moved[i] }));
   });
 

@@ -24,10 +24,10 @@ export async function seedCoursesDemo(ctx: DemoContext) {
   const entry = await db.selectFrom('work_log').select(['entryid', 'revisionid']).where('guideid', '=', ids.guideReplacement).where('userid', '=', users.user).where('status', '=', 'complete').executeTakeFirst();
   await (async (trx: typeof db) => {
     await completeStagesOnDocument(trx, clock, {
-      userid: users.user, doctype: 'guide', docid: ids.guideReplacement, doc_revisionid: entry?.revisionid ?? null, via: entry ? 'work_log' : 'explicit',
+      userid: users.user, doctype: 'guide', docid: ids.guideReplacement, doc_revisionid: entry?.revisionid ?? null, via: entry ? 'work_log' : 'explicit', actor: undefined, // the seed: no audit entry
       source: entry ? { work_log_entryid: entry.entryid } : undefined,
     });
-    await startStages(trx, clock.now(), users.user, await stagesReaching(trx, users.user, { doctype: 'guide', docid: ids.guideLoto }), ids.guideLotoRevision ?? null);
+    await startStages(trx, clock.now(), users.user, await stagesReaching(trx, users.user, { doctype: 'guide', docid: ids.guideLoto }), ids.guideLotoRevision ?? null, undefined);
   })(db);
   ctx.log('courses: "Line maintenance basics" (3 stages) assigned to the Maintenance crew; Uma User part-way');
 }

@@ -102,7 +102,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     const stages = b.stages ?? [];
     if (stages.some((s) => s.course_stageid != null)) throw unprocessable([{ field: 'stages[0].course_stageid', code: 'invalid_value', message: 'A new course has no stages to keep.' }]);
     await checkStages(user, stages, null);
-    const wikiid = await createCourse(db, clock, config, user.userid, { title: b.title.trim(), contents: b.contents, publish_date: b.publish_date ?? null, enabled: b.enabled }, stages);
+    const wikiid = await createCourse(db, clock, config, user.userid, { title: b.title.trim(), contents: b.contents, publish_date: b.publish_date ?? null, enabled: b.enabled }, stages, user);
     return reply.status(201).send({ ...(await record(wikiid, user)), courseid: wikiid });
   });
 
@@ -159,7 +159,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     if (b.title !== undefined && !b.title.trim()) throw blank('title');
     if (b.stages) await checkStages(user, b.stages, wikiid);
     await answeringConflict(
-      () => editCourse(db, clock, user.userid, wikiid, request.query.revisionid, { title: b.title?.trim(), contents: b.contents, publish_date: b.publish_date, enabled: b.enabled }, b.stages),
+      () => editCourse(db, clock, user.userid, wikiid, request.query.revisionid, { title: b.title?.trim(), contents: b.contents, publish_date: b.publish_date, enabled: b.enabled }, b.stages, user),
       () => record(wikiid, user),
     );
     return record(wikiid, user);
@@ -188,7 +188,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     config: { auth: 'author' },
     schema: { tags: TAG, summary: 'Delete a course (extension)', description: 'Authors and Admins. The course leaves lists and cannot be assigned; its assignments and completions are kept (the training record).', params: CourseParam, response: { 204: Empty, ...errorResponses(401, 403, 404, 422) } },
   }, async (request, reply) => {
-    if (!(await deleteCourse(db, clock, request.params.wikiid))) throw notFound('Course');
+    if (!(await deleteCourse(db, clock, request.params.wikiid, requireUser(request)))) throw notFound('Course');
     return reply.status(204).send(null);
   });
 }

@@ -89,7 +89,7 @@ export async function guidePeopleRoutes(fastify: FastifyInstance) {
     // Marking a guide completed completes the user's course stages on it (tied to the revision read), in the same transaction.
     const date = await db.transaction().execute(async (trx) => {
       const d = await setMark(trx, table, key, on, clock.now());
-      await completeStagesOnDocument(trx, clock, { userid: user.userid, doctype: 'guide', docid: ctx.row.guideid, doc_revisionid: ctx.row.revisionid, via: 'guide_completed' });
+      await completeStagesOnDocument(trx, clock, { userid: user.userid, doctype: 'guide', docid: ctx.row.guideid, doc_revisionid: ctx.row.revisionid, via: 'guide_completed', actor: user });
       return d;
     });
     return { ...key, date };

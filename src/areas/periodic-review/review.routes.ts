@@ -113,7 +113,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const documents = b.documents ?? [];
     forbiddenUnless(managesSchedules(user) || documents.length > 0, 'Only Authors and Admins create a review schedule without documents; name the documents you may edit.');
     const targets = await editableTargets(user, documents, 'documents');
-    const prsid = await createSchedule(db, clock, user.userid, {
+    const prsid = await createSchedule(db, clock, user, {
       name, recurrence: b.recurrence, month: b.month ?? null, day: b.day ?? null, interval_days: b.interval_days ?? null, window_days: b.window_days, userids, teamids,
     }, targets);
     return reply.status(201).send(await detail(await existingSchedule(prsid), user, { offset: 0, limit: 20 }));
@@ -158,7 +158,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const s = await existingSchedule(request.params.prsid);
     forbiddenUnless(mayDeleteSchedule(user, s), 'Only the schedule\'s creator, Authors and Admins may delete it.');
-    if (!(await deleteSchedule(db, s.prsid))) throw notFound('Review schedule');
+    if (!(await deleteSchedule(db, clock, user, s.prsid))) throw notFound('Review schedule');
     return reply.status(204).send(null);
   });
 
@@ -176,7 +176,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const s = await findSchedule(db, request.body.prsid);
     if (!s) throw invalidField('prsid', `There is no review schedule ${request.body.prsid}.`);
     const targets = await editableTargets(user, request.body.documents, 'documents');
-    await addDocuments(db, clock, s, targets, user.userid);
+    await addDocuments(db, clock, s, targets, user);
     const rows = await documentsSelect(db).where('d.prsid', '=', s.prsid)
       .where((eb) => eb.or(targets.map((t) => eb.and([eb('d.doctype', '=', t.doctype), eb('d.docid', '=', t.docid)])))).execute();
     const byKey = new Map(rows.map((r) => [docKey(r), r]));
@@ -210,7 +210,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const { missing } = await removable(user, request.body.prdids, (i) => `prdids[${i}]`);
     if (missing.length) throw unprocessable(missing);
-    if (!(await removeDocuments(db, request.body.prdids))) throw invalidField('prdids', 'A review document named was removed meanwhile; nothing was removed.');
+    if (!(await removeDocuments(db, clock, user, request.body.prdids))) throw invalidField('prdids', 'A review document named was removed meanwhile; nothing was removed.');
     return reply.status(204).send(null);
   });
 
@@ -229,7 +229,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const prdid = request.params.id;
     const { missing } = await removable(user, [prdid], () => 'prdid');
-    if (missing.length || !(await removeDocuments(db, [prdid]))) throw notFound('Review document');
+    if (missing.length || !(await removeDocuments(db, clock, user, [prdid]))) throw notFound('Review document');
     return reply.status(204).send(null);
   });
 
@@ -322,7 +322,7 @@ export async function reviewRoutes(fastify: FastifyInstance) {
     if (!doc) throw invalidField('docid', `${b.doctype} ${b.docid} is on no review schedule.`, 'not_scheduled');
     const s = await existingSchedule(doc.prsid);
     forbiddenUnless(await reviewsFor(db, user, s.prsid), 'Only the reviewers of the document\'s schedule and Admins may review it.');
-    const reviewid = await recordReview(db, clock, user.userid, doc, s, b.status, notes);
+    const reviewid = await recordReview(db, clock, user, doc, s, b.status, notes);
     if (reviewid === null) throw invalidField('docid', `${b.doctype} ${b.docid} left its review schedule meanwhile; nothing was recorded.`, 'not_scheduled');
     const row = await db.selectFrom('review_reviews').selectAll().where('reviewid', '=', reviewid).executeTakeFirstOrThrow();
     return reply.status(201).send((await reviewRecords(db, config, [row]))[0]);

@@ -4,6 +4,7 @@
 import type { Clock } from '../../clock.js';
 import { assignedStages, coursesReaching } from '../shared/course-status.js';
 import { completeStagesOnDocument } from '../shared/course-completion.js';
+import type { ProgressActor } from '../shared/course-progress.js';
 import type { Db } from './quizzes.queries.js';
 
 /** The attempts limit for `userid` on the quiz of a document: the smallest of the quiz stage assessments assigned to them there; null when none limits it. */
@@ -18,13 +19,13 @@ export async function attemptsLimit(db: Db, userid: number, doctype: string, doc
  * the document whose own passing score (`quiz_passing_score`, else the quiz's) the score
  * reaches, at the document revision the quiz was taken on. Answers how many completed.
  */
-export async function completeQuizStages(trx: Db, clock: Clock, s: { userid: number; doctype: string; docid: number; doc_revisionid: number; quiz_sessionid: number; score: number }): Promise<number> {
+export async function completeQuizStages(trx: Db, clock: Clock, s: { userid: number; doctype: string; docid: number; doc_revisionid: number; quiz_sessionid: number; score: number; actor: ProgressActor }): Promise<number> {
   const stages = (await assignedStages(trx, s.userid, { doctype: s.doctype, docid: s.docid }))
     .filter((st) => st.assessmenttype === 'quiz' && (st.quiz_passing_score === null || s.score >= st.quiz_passing_score));
   let n = 0;
   for (const st of stages) {
     n += await completeStagesOnDocument(trx, clock, {
-      userid: s.userid, doctype: s.doctype as 'guide' | 'wiki', docid: s.docid, doc_revisionid: s.doc_revisionid, via: 'quiz', course_stageid: st.course_stageid, source: { quiz_sessionid: s.quiz_sessionid },
+      userid: s.userid, doctype: s.doctype as 'guide' | 'wiki', docid: s.docid, doc_revisionid: s.doc_revisionid, via: 'quiz', course_stageid: st.course_stageid, source: { quiz_sessionid: s.quiz_sessionid }, actor: s.actor,
     });
   }
   return n;

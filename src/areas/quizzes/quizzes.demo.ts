@@ -41,7 +41,7 @@ export async function seedQuizzesDemo(ctx: DemoContext) {
   const target = { userid: users.user, quiz, doc, response_json: '' };
   const failed = { first: 'Isolate the energy source', sources: ['Electrical'], verify: true, order: ['Shut down', 'Notify', 'Lock and tag'], tag: 'Danger' };
   const passed = { first: 'Isolate the energy source', sources: ['Pneumatic', 'Electrical'], verify: true, order: ['Notify', 'Shut down', 'Lock and tag'], tag: 'danger' };
-  await submitSession(db, clock, { ...target, response_json: JSON.stringify(failed) }, failed);
-  if (users.admin) await submitSession(db, clock, { ...target, userid: users.admin, response_json: JSON.stringify(passed) }, passed);
+  await submitSession(db, clock, { ...target, response_json: JSON.stringify(failed) }, failed, undefined);
+  if (users.admin) await submitSession(db, clock, { ...target, userid: users.admin, response_json: JSON.stringify(passed) }, passed, undefined);
   ctx.log('quizzes: "Lockout/tagout check" on the lockout/tagout guide, the quiz stage of the demo course; Uma User failed it once (60, two attempts left), Ada Admin passed it');
 }

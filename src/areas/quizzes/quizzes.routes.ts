@@ -63,11 +63,11 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     if (errors.length) throw unprocessable(errors);
     const values = { quiz_json: sanitizeQuizHtml(json), title: title.slice(0, 255), description: b.description, passing_score: b.passing_score, category: b.category?.trim(), enabled: b.enabled, non_media_count: nonMediaCount(json) };
     let quizid = b.quizid;
-    if (quizid === undefined) quizid = await createQuiz(db, clock, user.userid, values);
+    if (quizid === undefined) quizid = await createQuiz(db, clock, user.userid, values, user);
     else {
       const q = await findQuiz(db, quizid);
       if (!q || q.deleted) throw notFound('Quiz');
-      await reviseQuiz(db, clock, user.userid, q, b.quiz_revisionid!, values, () => oneQuiz(user, q.quizid));
+      await reviseQuiz(db, clock, user, q, b.quiz_revisionid!, values, () => oneQuiz(user, q.quizid));
     }
     return reply.status(201).send((await oneQuiz(user, quizid))!);
   });
@@ -147,7 +147,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     ids.forEach((id, i) => { if (!found.has(id)) errors.push({ field: `quizids[${i}]`, code: 'invalid_value', message: `There is no quiz ${id}.`, index: i }); });
     if (errors.length) throw unprocessable(errors);
     const unique = [...new Set(ids)];
-    await deleteQuizzes(db, unique);
+    await deleteQuizzes(db, clock, user, unique);
     return { deleted: unique };
   });
 
@@ -156,7 +156,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     const quiz = await usableQuiz(quizid);
     const doc = await loadDoc(db, config, doctype, docid);
     if (!doc) throw invalidField(field, `There is no ${doctype} ${docid}.`);
-    await attachQuiz(db, clock, user.userid, quiz.quizid, doctype, docid);
+    await attachQuiz(db, clock, user.userid, quiz.quizid, doctype, docid, user);
     return (await oneQuiz(user, quiz.quizid))!;
   }
 
@@ -237,7 +237,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const user = requireUser(request);
     const { target, data } = await sessionTarget(user, request.body);
-    const { session, results } = await submitSession(db, clock, target, data);
+    const { session, results } = await submitSession(db, clock, target, data, user);
     return submission(user, session, results);
   });
 
@@ -272,7 +272,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const user = requireUser(request);
     const [s] = await cancellable(user, [request.body.quiz_sessionid], () => 'quiz_sessionid');
-    await cancelSessions(db, clock, user.userid, [s], () => 'quiz_sessionid');
+    await cancelSessions(db, clock, user, [s], () => 'quiz_sessionid');
     return sessionRecord((await findSession(db, s.quiz_sessionid))!);
   });
 
@@ -290,7 +290,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     const user = requireUser(request);
     const ids = request.body.quiz_sessionids;
     const rows = await cancellable(user, ids, (i) => `quiz_sessionids[${i}]`);
-    await cancelSessions(db, clock, user.userid, rows, (i) => `quiz_sessionids[${ids.indexOf(rows[i].quiz_sessionid)}]`);
+    await cancelSessions(db, clock, user, rows, (i) => `quiz_sessionids[${ids.indexOf(rows[i].quiz_sessionid)}]`);
     const after = await db.selectFrom('quiz_sessions').selectAll().where('quiz_sessionid', 'in', rows.map((r) => r.quiz_sessionid)).orderBy('quiz_sessionid').execute();
     return after.map(sessionRecord);
   });
@@ -310,7 +310,7 @@ export async function quizzesRoutes(fastify: FastifyInstance) {
     const exists = await db.selectFrom('users').select('userid').where('userid', '=', userid).executeTakeFirst();
     if (!exists) throw notFound('User');
     forbiddenUnless(await oversees(db, user, userid), 'Only Admins and the user\'s team leads invalidate a user\'s quiz sessions.');
-    return { userid, invalidated: await invalidateUserSessions(db, clock, user.userid, userid) };
+    return { userid, invalidated: await invalidateUserSessions(db, clock, user, userid) };
   });
 
   app.get('/quizzes/sessions', {

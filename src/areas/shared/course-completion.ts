@@ -12,7 +12,7 @@ import type { Clock } from '../../clock.js';
 import type { CompletionVia, CourseDoctype } from '../courses/courses.tables.js';
 import { publishEvent } from '../webhooks/webhooks.outbox.js';
 import { assignedStages, type AssignedStage } from './course-status.js';
-import { claimStatus, expiryOf, refreshAssignees, syncAssignees } from './course-progress.js';
+import { auditProgress, claimStatus, expiryOf, refreshAssignees, syncAssignees, type ProgressActor } from './course-progress.js';
 import { selfOverride } from './oversight.js';
 
 type Db = Kysely<Database>;
@@ -33,6 +33,8 @@ export interface CompleteStagesInput {
   /** The document revision the completion was made on (guide or wiki revisionid, module version). */
   doc_revisionid: number | null;
   via: CompletionWay;
+  /** Who completed (the audit entry's actor: see ProgressActor). */
+  actor: ProgressActor;
   /** Only this stage (it must be one of the user's assigned stages on the document). */
   course_stageid?: number;
   source?: CompletionSource;
@@ -69,7 +71,7 @@ async function docTitle(db: Db, doctype: string, docid: number): Promise<string>
  * completed (a stage already completed is left as it is: of identical concurrent calls
  * one completes).
  */
-export async function completeStages(trx: Db, clock: Clock, userid: number, stages: AssignedStage[], c: { doc_revisionid: number | null; via: CompletionVia; source?: CompletionSource; manager_override_userid?: number | null }): Promise<number> {
+export async function completeStages(trx: Db, clock: Clock, userid: number, stages: AssignedStage[], c: { doc_revisionid: number | null; via: CompletionVia; source?: CompletionSource; manager_override_userid?: number | null; actor: ProgressActor }): Promise<number> {
   const now = clock.now();
   let n = 0;
   const touched = new Set<number>();
@@ -101,6 +103,12 @@ export async function completeStages(trx: Db, clock: Clock, userid: number, stag
     }
     await trx.updateTable('course_stage_statuses').set({ completionid, expires_date: expiryOf(stage, now) })
       .where('course_stageid', '=', stage.course_stageid).where('userid', '=', userid).execute();
+    const override = c.via === 'manager' || c.via === 'bulk';
+    await auditProgress(trx, c.actor, now, override ? 'course.completion_overridden' : 'course.stage_completed', completionid, stage, userid, {
+      doctype: stage.doctype, docid: stage.docid, doc_revisionid: c.doc_revisionid, via: c.via,
+      ...(override ? { self_override: fields.self_override === 1 } : {}),
+      ...Object.fromEntries(Object.entries(c.source ?? {}).filter(([, v]) => v != null)),
+    });
     const init = await trx.selectFrom('course_stage_completions').select('init_date').where('course_assignment_stage_completionid', '=', completionid).executeTakeFirstOrThrow();
     await publishEvent(trx, clock, {
       key: 'Courses.StageCompleted',
@@ -129,5 +137,5 @@ export async function completeStagesOnDocument(trx: Db, clock: Clock, input: Com
   const stages = (await assignedStages(trx, input.userid, { doctype: input.doctype, docid: input.docid }))
     .filter((s) => (input.course_stageid === undefined || s.course_stageid === input.course_stageid) && wayCompletes(s, input.via));
   if (!stages.length) return 0;
-  return completeStages(trx, clock, input.userid, stages, { doc_revisionid: input.doc_revisionid, via: input.via, source: input.source });
+  return completeStages(trx, clock, input.userid, stages, { doc_revisionid: input.doc_revisionid, via: input.via, source: input.source, actor: input.actor });
 }

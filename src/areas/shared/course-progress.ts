@@ -12,8 +12,26 @@ import type { StageStatus } from '../courses/courses.tables.js';
 import { assigneeStatus, recurrenceEnd, type AssignedStage } from './course-status.js';
 import { cacheStamp } from './byte-cache.js';
 import { selfOverride } from './oversight.js';
+import { audit, SYSTEM_ACTOR, type AuditActor } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 
 type Db = Kysely<Database>;
+
+/**
+ * Who made a progress change, as its audit entry names them (docs/audit.md): the user
+ * (request.user), an actor, null for the system (a job, expiry); undefined writes no entry
+ * (the demo seed).
+ */
+export type ProgressActor = AuthUser | AuditActor | null | undefined;
+
+/** Records a change of a user's stage progress (resource course_stage_completion) unless `actor` is undefined (the seed). */
+export async function auditProgress(trx: Db, actor: ProgressActor, now: number, action: 'course.stage_started' | 'course.stage_completed' | 'course.completion_overridden' | 'course.completion_invalidated' | 'course.completion_expired',
+  completionid: number, stage: { course_stageid: number; wikiid: number }, userid: number, fields: Record<string, string | number | boolean | null> = {}): Promise<void> {
+  if (actor === undefined) return;
+  const changes: Record<string, { new: string | number | boolean | null }> = {};
+  for (const [k, v] of Object.entries({ userid, wikiid: stage.wikiid, course_stageid: stage.course_stageid, ...fields })) changes[k] = { new: v };
+  await audit(trx, { action, actor, time: now, resource_type: 'course_stage_completion', resource_id: completionid, changes });
+}
 
 /** Splits `ids` for IN lists (bounded statement size on both databases). */
 export function chunks<T>(ids: readonly T[], size = 500): T[][] {
@@ -287,7 +305,7 @@ async function claimStatus(trx: Db, now: number, stage: { course_stageid: number
 export { claimStatus };
 
 /** Starts `stages` for `userid` (not started, expired or invalidated ones); answers how many started. */
-export async function startStages(trx: Db, now: number, userid: number, stages: AssignedStage[], doc_revisionid: number | null): Promise<number> {
+export async function startStages(trx: Db, now: number, userid: number, stages: AssignedStage[], doc_revisionid: number | null, actor: ProgressActor): Promise<number> {
   let n = 0;
   const touched = new Set<number>();
   for (const stage of stages) {
@@ -297,6 +315,7 @@ export async function startStages(trx: Db, now: number, userid: number, stages: 
         work_log_entryid: null, quiz_sessionid: null, signoff_requestid: null, module_attemptid: null, manager_override_userid: null, invalidated_date: null, expired_date: null })
       .returning('course_assignment_stage_completionid').executeTakeFirstOrThrow();
     await trx.updateTable('course_stage_statuses').set({ completionid: id, expires_date: null }).where('course_stageid', '=', stage.course_stageid).where('userid', '=', userid).execute();
+    await auditProgress(trx, actor, now, 'course.stage_started', id, stage, userid, { doctype: stage.doctype, docid: stage.docid, doc_revisionid });
     touched.add(stage.wikiid);
     n++;
   }
@@ -309,7 +328,7 @@ export async function startStages(trx: Db, now: number, userid: number, stages: 
  * Invalidates the completed or started `stageIds` of `userid` (a release of the document,
  * a manager): the completion rows stay, marked; answers how many moved.
  */
-export async function invalidateStages(trx: Db, now: number, userid: number, stageIds: number[], manager_override_userid: number | null = null): Promise<number> {
+export async function invalidateStages(trx: Db, now: number, userid: number, stageIds: number[], manager_override_userid: number | null, actor: ProgressActor, cause?: Record<string, string | number>): Promise<number> {
   const current = await statusesOf(trx, userid, stageIds);
   let n = 0;
   const touched = new Set<number>();
@@ -322,6 +341,9 @@ export async function invalidateStages(trx: Db, now: number, userid: number, sta
     await trx.updateTable('course_stage_completions')
       .set({ invalidated_date: now, ...(manager_override_userid ? { manager_override_userid, self_override: selfOverride(manager_override_userid, userid) } : {}) })
       .where('course_assignment_stage_completionid', '=', st.completionid).execute();
+    await auditProgress(trx, actor, now, 'course.completion_invalidated', st.completionid, { course_stageid, wikiid: moved.wikiid }, userid, {
+      status: st.status, ...(manager_override_userid ? { self_override: selfOverride(manager_override_userid, userid) === 1 } : {}), ...cause,
+    });
     touched.add(moved.wikiid);
     n++;
   }
@@ -353,6 +375,8 @@ export async function expireDue(trx: Db, now: number, scope: Partial<{ wikiid: n
       .executeTakeFirst();
     if (!Number(moved.numUpdatedRows)) continue;
     await trx.updateTable('course_stage_completions').set({ expired_date: now }).where('course_assignment_stage_completionid', '=', s.completionid).execute();
+    // Expiry is the system's change, whichever request or job ran it.
+    await auditProgress(trx, SYSTEM_ACTOR, now, 'course.completion_expired', s.completionid, s, s.userid);
     mark(s.wikiid, s.userid);
     n++;
   }
@@ -385,6 +409,7 @@ export async function invalidateReleasedDocument(trx: Db, now: number, doc: { do
   const users = await trx.selectFrom('course_stage_statuses').select('userid').distinct()
     .where('course_stageid', 'in', ids).where('status', 'in', ['completed', 'started']).execute();
   let n = 0;
-  for (const { userid } of users) n += await invalidateStages(trx, now, userid, ids);
+  // The release's consequence: recorded as the system's, naming the release's document and type.
+  for (const { userid } of users) n += await invalidateStages(trx, now, userid, ids, null, SYSTEM_ACTOR, { released_doctype: doc.doctype, released_docid: doc.docid, release_type: doc.type });
   return n;
 }

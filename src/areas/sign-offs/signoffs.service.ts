@@ -130,7 +130,7 @@ export async function acknowledge(db: Db, clock: Clock, r: RequestRow, actor?: A
     }
     await completeStagesOnDocument(trx, clock, {
       userid: row.userid_requestor, doctype: row.doctype as CourseDoctype, docid: row.docid, doc_revisionid: revision, via: 'signoff', course_stageid: row.course_stageid,
-      source: { signoff_requestid: row.signoff_requestid, work_log_entryid: row.work_log_entryid },
+      source: { signoff_requestid: row.signoff_requestid, work_log_entryid: row.work_log_entryid }, actor,
     });
   });
 }

@@ -68,7 +68,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const teamid = await createTeam(db, {
       name: b.name.trim(), name_lower: b.name.trim().toLowerCase(), description: b.description ?? '', owner, location: b.location ?? '',
       latitude: b.latitude ?? null, longitude: b.longitude ?? null, reputation: 0, imageid: b.imageid ?? null,
-    }, clock.now());
+    }, clock.now(), user);
     return reply.status(201).send(await withCode(teamid));
   });
 
@@ -107,7 +107,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     if (b.regenerate_join_code) set.join_code = newJoinCode();
     const newOwner = b.owner !== undefined && b.owner !== team.owner ? b.owner : undefined;
     if (newOwner !== undefined) forbiddenUnless(canOwnTeam(user, team), 'Only the owner or an Admin may hand a team over.');
-    await updateTeam(db, team.teamid, set, newOwner, clock.now());
+    await updateTeam(db, team.teamid, set, newOwner, clock.now(), user);
     return withCode(team.teamid);
   });
 
@@ -118,7 +118,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const team = await existingTeam(request.params.teamid);
     const user = requireUser(request);
     forbiddenUnless(canOwnTeam(user, team), 'Only the owner or an Admin may delete a team.');
-    await deleteTeam(db, team.teamid);
+    await deleteTeam(db, team.teamid, user, clock.now());
     return reply.status(204).send(null);
   });
 
@@ -148,10 +148,10 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     // Membership needs the user's consent: an Admin's addition, one's own, or a change to an
     // existing member is direct; a lead's addition of someone else is an invitation.
     if (isAdmin(user) || target === user.userid || (await isMember(db, team.teamid, target))) {
-      await putMember(db, team.teamid, target, body.lead, clock.now());
+      await putMember(db, team.teamid, target, body.lead, clock.now(), user);
       return membersFor(user, team);
     }
-    await inviteMember(db, team.teamid, target, body.lead, user.userid, clock.now());
+    await inviteMember(db, team.teamid, target, body.lead, user, clock.now());
     return reply.status(202).send(await membersFor(user, team));
   });
 
@@ -169,7 +169,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const team = await existingTeam(request.params.teamid);
     const target = request.params.userid;
     forbiddenUnless(target === user.userid || isAdmin(user), 'Only the invited user accepts an invitation.');
-    await acceptInvitation(db, team.teamid, target, clock.now());
+    await acceptInvitation(db, team.teamid, target, clock.now(), user);
     return membersFor(user, team);
   });
 
@@ -187,7 +187,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const team = await existingTeam(request.params.teamid);
     const target = request.params.userid;
     if (target !== user.userid) forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} withdraw an invitation.`);
-    await declineInvitation(db, team.teamid, target);
+    await declineInvitation(db, team.teamid, target, user, clock.now());
     return membersFor(user, team);
   });
 
@@ -206,7 +206,7 @@ export async function teamsRoutes(fastify: FastifyInstance) {
     const target = request.params.userid;
     if (target !== user.userid) forbiddenUnless(await canManageTeam(db, user, team), `${NOT_MANAGER} do this.`);
     if (target === team.owner) throw invalidField('userid', 'The owner cannot leave the team; hand it over first.');
-    await removeMember(db, team.teamid, target);
+    await removeMember(db, team.teamid, target, user, clock.now());
     return membersFor(user, team);
   });
 }

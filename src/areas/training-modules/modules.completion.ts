@@ -6,9 +6,10 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../clock.js';
 import { completeStagesOnDocument } from '../shared/course-completion.js';
 import type { AttemptRow } from './modules.queries.js';
+import type { ProgressActor } from '../shared/course-progress.js';
 
 /** Called inside the commit's transaction, once per attempt. Answers how many stages completed. */
-export function completeModuleStages(trx: Kysely<Database>, clock: Clock, attempt: AttemptRow): Promise<number> {
+export function completeModuleStages(trx: Kysely<Database>, clock: Clock, attempt: AttemptRow, actor: ProgressActor): Promise<number> {
   return completeStagesOnDocument(trx, clock, {
     userid: attempt.userid,
     doctype: 'external_training_module',
@@ -16,5 +17,6 @@ export function completeModuleStages(trx: Kysely<Database>, clock: Clock, attemp
     doc_revisionid: attempt.importid,
     via: 'module',
     source: { module_attemptid: attempt.module_attemptid },
+    actor,
   });
 }

@@ -23,7 +23,7 @@ export async function seedModulesDemo(ctx: DemoContext) {
   await startImport(db, config, clock, importid, { kind: 'upload', staged });
   // Unpacked now rather than by the worker, so that the demo is complete when seeding ends
   // (the queued job then finds the import complete and does nothing).
-  await importJob(config, clock).run({ importid }, {
+  await importJob(config, clock).run({ importid, seed: true }, {
     db, clock, jobid: 0, attempt: 1, log: { warn: () => {}, info: () => {}, error: () => {} } as never, signal: new AbortController().signal, extendLease: async () => {},
   });
   const imp = await findImport(db, importid);

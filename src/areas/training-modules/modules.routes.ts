@@ -15,6 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorResponses, OffsetLimit } from '../../http/schemas.js';
 import { HttpError, invalidField, notFound, unprocessable } from '../../http/errors.js';
 import { hasPrivilege, requireUser, type AuthUser } from '../../http/auth.js';
+import { requestActor } from '../../audit/audit.js';
 import { forbiddenUnless } from '../../http/policy.js';
 import { hashToken } from '../../http/passwords.js';
 import {
@@ -134,12 +135,12 @@ export async function moduleRoutes(fastify: FastifyInstance) {
         response: { 200: TrainingModule, ...errorResponses(401, 403, 404, 422) },
       },
     }, async (request) => {
-      await manager(request);
+      const user = await manager(request);
       const module = await existingModule(request.params.id);
       const imp = await findImport(db, request.body.importid);
       if (!imp || imp.external_training_moduleid !== module.external_training_moduleid) throw invalidField('importid', `Import ${request.body.importid} is not an import of module ${module.external_training_moduleid}.`);
       if (imp.status !== 'COMPLETE') throw invalidField('importid', `Import ${imp.importid} is ${imp.status}; only a completed import can be ${which}.`, 'invalid_state');
-      await chooseImport(db, clock, module, imp, which);
+      await chooseImport(db, clock, module, imp, which, user);
       const [record] = await moduleRecords(db, [await existingModule(module.external_training_moduleid)]);
       return record;
     });
@@ -160,7 +161,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
     const user = await manager(request);
     const moduleid = request.body.external_training_moduleid ?? null;
     if (moduleid !== null && !(await findModule(db, moduleid))) throw invalidField('external_training_moduleid', `There is no external training module ${moduleid}.`);
-    const importid = await createImport(db, clock, user.userid, moduleid);
+    const importid = await createImport(db, clock, user.userid, moduleid, user);
     const imp = await existingImport(importid);
     return reply.status(201).send(importRecord(imp, (await existingModule(imp.external_training_moduleid))));
   });
@@ -176,7 +177,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
       response: { 200: ImportProgress, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
-    await manager(request);
+    const user = await manager(request);
     const imp = await existingImport(request.params.importid);
     let url: URL;
     try {
@@ -188,7 +189,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
     if (url.username || url.password) throw invalidField('url', 'The URL must not carry credentials.');
     if (imp.status !== 'CREATED') throw notCreated(imp);
     try {
-      await startImport(db, config, clock, imp.importid, { kind: 'url', url: url.href });
+      await startImport(db, config, clock, imp.importid, { kind: 'url', url: url.href }, user);
     } catch (err) {
       if (err instanceof NotStartable) throw notCreated((await existingImport(imp.importid)));
       throw err;
@@ -216,7 +217,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
       const body = request.body as Readable | undefined;
       const drain = () => { reply.header('connection', 'close'); };
       try {
-        await manager(request);
+        const user = await manager(request);
         const imp = await existingImport(request.params.importid);
         const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         if (type !== 'application/octet-stream') throw invalidField('Content-Type', 'Send the package as the raw body with Content-Type: application/octet-stream.');
@@ -245,7 +246,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
             throw err;
           }
           try {
-            await startImport(db, config, clock, imp.importid, { kind: 'upload', staged: temp });
+            await startImport(db, config, clock, imp.importid, { kind: 'upload', staged: temp }, user);
           } catch (err) {
             if (err instanceof NotStartable) throw notCreated((await existingImport(imp.importid)));
             throw err;
@@ -271,9 +272,9 @@ export async function moduleRoutes(fastify: FastifyInstance) {
       response: { 200: ImportProgress, ...errorResponses(401, 403, 404, 422) },
     },
   }, async (request) => {
-    await manager(request);
+    const user = await manager(request);
     const imp = await existingImport(request.params.importid);
-    if (!(await cancelImport(db, clock, imp.importid))) {
+    if (!(await cancelImport(db, clock, imp.importid, user))) {
       const now = await existingImport(imp.importid);
       throw invalidField('importid', `The import is ${now.status}; only an import in progress can be cancelled.`, 'invalid_state');
     }
@@ -348,7 +349,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
     const attempt = await findAttemptByToken(db, hashToken(request.params.commit_token));
     if (!attempt || Number(attempt.token_expires) <= clock.now()) throw notFound('Commit token');
     const imp = await existingImport(attempt.importid);
-    await recordCommit(db, clock, attempt, imp.scorm_version ?? '1.2', request.body as Record<string, unknown>);
+    await recordCommit(db, clock, attempt, imp.scorm_version ?? '1.2', request.body as Record<string, unknown>, requestActor(request, attempt.userid));
     return { result: true, errorCode: 0 };
   });
 }

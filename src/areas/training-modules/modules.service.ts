@@ -16,6 +16,9 @@ import { importDir, PackageRefused, scanPackage, stagedZip, unpackPackage } from
 import { launchFilePath, ManifestError, parseManifest } from './modules.manifest.js';
 import { findImport, type AttemptRow, type ImportRow } from './modules.queries.js';
 import { completeModuleStages } from './modules.completion.js';
+import { audit, SYSTEM_ACTOR } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
+import type { ProgressActor } from '../shared/course-progress.js';
 
 export const IMPORT_JOB = 'training_modules.import';
 /** How long a launch's commit token works, in seconds. */
@@ -32,7 +35,7 @@ function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => P
 }
 
 /** A new import: of a new module (created with it), or of a new version of `moduleid`. */
-export async function createImport(db: Kysely<Database>, clock: Clock, userid: number, moduleid: number | null): Promise<number> {
+export async function createImport(db: Kysely<Database>, clock: Clock, userid: number, moduleid: number | null, actor?: AuthUser): Promise<number> {
   const now = clock.now();
   return inTransaction(db, async (trx) => {
     let id = moduleid;
@@ -49,6 +52,7 @@ export async function createImport(db: Kysely<Database>, clock: Clock, userid: n
       external_training_moduleid: id, sequence, status: 'CREATED', source: null, source_url: null, title: null, scorm_version: null, launch_path: null,
       manifest_version: null, provider_version_number: sequence, userid_created: userid, created_date: now, started_date: null, finished_date: null,
     }).returning('importid').executeTakeFirstOrThrow();
+    if (actor) await audit(trx, { action: 'training_module.import_created', actor, time: now, resource_type: 'training_module', resource_id: id, changes: { importid: { new: row.importid }, sequence: { new: sequence }, new_module: { new: moduleid === null } } });
     return row.importid;
   });
 }
@@ -57,13 +61,18 @@ export async function createImport(db: Kysely<Database>, clock: Clock, userid: n
  * Starts a CREATED import (one of several racing starts wins; the others: NotStartable).
  * An upload's package was checked already and waits at `staged`; it is moved into place.
  */
-export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }) {
+export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }, actor?: AuthUser) {
   const now = clock.now();
   await inTransaction(db, async (trx) => {
     const res = await trx.updateTable('training_module_imports')
       .set({ status: 'RUNNING', percent: 0, message: source.kind === 'url' ? 'Waiting to download.' : 'Waiting to unpack.', source: source.kind, source_url: source.kind === 'url' ? source.url : null, started_date: now })
       .where('importid', '=', importid).where('status', '=', 'CREATED').executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw new NotStartable();
+    if (actor) {
+      const { external_training_moduleid } = await trx.selectFrom('training_module_imports').select('external_training_moduleid').where('importid', '=', importid).executeTakeFirstOrThrow();
+      // The URL is named, not recorded (it may carry the provider's token).
+      await audit(trx, { action: 'training_module.import_started', actor, time: now, resource_type: 'training_module', resource_id: external_training_moduleid, changes: { importid: { new: importid }, source: { new: source.kind }, ...(source.kind === 'url' ? { source_url: {} } : {}) } });
+    }
     if (source.kind === 'upload') {
       const target = stagedZip(config.dataDir, importid);
       await mkdir(dirname(target), { recursive: true });
@@ -74,18 +83,30 @@ export async function startImport(db: Kysely<Database>, config: Config, clock: C
 }
 
 /** Cancels an import not finished yet; false when it had finished. */
-export async function cancelImport(db: Kysely<Database>, clock: Clock, importid: number): Promise<boolean> {
-  const res = await db.updateTable('training_module_imports').set({ status: 'CANCELLED', message: 'Cancelled.', finished_date: clock.now() })
-    .where('importid', '=', importid).where('status', 'in', ['CREATED', 'RUNNING']).executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+export async function cancelImport(db: Kysely<Database>, clock: Clock, importid: number, actor: AuthUser): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const res = await trx.updateTable('training_module_imports').set({ status: 'CANCELLED', message: 'Cancelled.', finished_date: clock.now() })
+      .where('importid', '=', importid).where('status', 'in', ['CREATED', 'RUNNING']).returning('external_training_moduleid').executeTakeFirst();
+    if (!res) return false;
+    await audit(trx, { action: 'training_module.import_cancelled', actor, time: clock.now(), resource_type: 'training_module', resource_id: res.external_training_moduleid, changes: { importid: { new: importid }, status: { new: 'CANCELLED' } } });
+    return true;
+  });
 }
 
 /** Makes a completed import of the module its current or draft version. */
-export async function chooseImport(db: Kysely<Database>, clock: Clock, module: { external_training_moduleid: number }, imp: ImportRow, which: 'current' | 'draft') {
+export async function chooseImport(db: Kysely<Database>, clock: Clock, module: { external_training_moduleid: number }, imp: ImportRow, which: 'current' | 'draft', actor?: AuthUser) {
   await inTransaction(db, async (trx) => {
+    const before = await trx.selectFrom('training_modules').select(['current_importid', 'draft_importid']).where('external_training_moduleid', '=', module.external_training_moduleid).executeTakeFirst();
     await trx.updateTable('training_modules')
       .set(which === 'current' ? { current_importid: imp.importid, title: imp.title ?? 'Untitled module', modified_date: clock.now() } : { draft_importid: imp.importid, modified_date: clock.now() })
       .where('external_training_moduleid', '=', module.external_training_moduleid).execute();
+    const was = which === 'current' ? before?.current_importid : before?.draft_importid;
+    if (actor && was !== imp.importid) {
+      await audit(trx, {
+        action: which === 'current' ? 'training_module.promoted' : 'training_module.draft_set', actor, time: clock.now(), resource_type: 'training_module', resource_id: module.external_training_moduleid,
+        revisionid_before: was ?? null, revisionid_after: imp.importid,
+      });
+    }
   });
 }
 
@@ -105,7 +126,8 @@ async function fail(db: Kysely<Database>, clock: Clock, importid: number, messag
 export function importJob(config: Config, clock: Clock): JobType {
   return {
     lane: 'other',
-    async run(payload: { importid: number }, ctx: JobContext) {
+    /** `seed`: run by the demo seed, which writes no audit entry. */
+    async run(payload: { importid: number; seed?: boolean }, ctx: JobContext) {
       const db = ctx.db;
       const imp = await findImport(db, payload.importid);
       const staged = stagedZip(config.dataDir, payload.importid);
@@ -146,6 +168,11 @@ export function importJob(config: Config, clock: Clock): JobType {
             manifest_version: manifest.version, provider_version_number: numeric ?? imp.sequence, file_count: scanned.fileCount, total_bytes: scanned.totalBytes, finished_date: clock.now(),
           }).where('importid', '=', imp.importid).where('status', '=', 'RUNNING').executeTakeFirst();
           if (Number(res.numUpdatedRows) !== 1) throw new Cancelled();
+          // The job's own change: the system's entry (docs/audit.md).
+          if (!payload.seed) await audit(trx, {
+            action: 'training_module.imported', actor: SYSTEM_ACTOR, time: clock.now(), resource_type: 'training_module', resource_id: imp.external_training_moduleid, revisionid_after: imp.importid,
+            changes: { importid: { new: imp.importid }, status: { old: 'RUNNING', new: 'COMPLETE' }, scorm_version: { new: manifest.scorm_version }, manifest_version: { new: manifest.version } },
+          });
           // A module that has no current version yet is named after its newest package.
           await trx.updateTable('training_modules').set({ title: manifest.title, modified_date: clock.now() })
             .where('external_training_moduleid', '=', imp.external_training_moduleid).where('current_importid', 'is', null).execute();
@@ -237,7 +264,7 @@ export function isCompletion(version: '1.2' | '2004', values: Map<string, string
  * element and its statuses; the first completion completes the learner's course stages
  * on that module version (not for previews). Answers whether this commit completed it.
  */
-export async function recordCommit(db: Kysely<Database>, clock: Clock, attempt: AttemptRow, version: '1.2' | '2004', body: Record<string, unknown>): Promise<boolean> {
+export async function recordCommit(db: Kysely<Database>, clock: Clock, attempt: AttemptRow, version: '1.2' | '2004', body: Record<string, unknown>, actor: ProgressActor): Promise<boolean> {
   const values = flattenCmi(body);
   const cmi = body.cmi && typeof body.cmi === 'object' && !Array.isArray(body.cmi) ? body.cmi : null;
   const now = clock.now();
@@ -262,7 +289,7 @@ export async function recordCommit(db: Kysely<Database>, clock: Clock, attempt: 
     const res = await trx.updateTable('training_module_attempts').set({ completed: 1, completed_date: now })
       .where('module_attemptid', '=', attempt.module_attemptid).where('completed', '=', 0).executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
-    if (attempt.preview === 0) await completeModuleStages(trx, clock, attempt);
+    if (attempt.preview === 0) await completeModuleStages(trx, clock, attempt, actor);
     return true;
   });
 }

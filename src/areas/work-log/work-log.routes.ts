@@ -156,7 +156,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const entryid = await startEntry(db, {
       guideid: guide.guideid, langid: guide.langid, revisionid, userid: assignee, userid_created: user.userid, status: 'started', notes: b.notes?.trim() ?? '',
       workorderid: b.workorderid?.trim() || null, start_date: now, end_date: null, status_date: now, modified_date: now, active_seconds: 0, active_since: now,
-    });
+    }, user);
     return reply.status(201).send(await record(entryid));
   });
 
@@ -223,7 +223,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
       const form = action === 'finish' ? await formOf(db, row) : null;
       const now = clock.now();
       const notes = request.body?.notes;
-      const changed = await transitionEntry(db, row, { to: rule.to, final: FINAL.includes(rule.to), notes, assignTo: action === 'assume' ? user.userid : undefined, form }, now);
+      const changed = await transitionEntry(db, row, { to: rule.to, final: FINAL.includes(rule.to), notes, assignTo: action === 'assume' ? user.userid : undefined, form }, now, user, action);
       if (changed === 0) await lost(row.entryid, fail);
       return record(row.entryid);
     });
@@ -243,7 +243,7 @@ export async function workLogRoutes(fastify: FastifyInstance) {
     const admin = isAdmin(user);
     const refusal = 'Only the entry\'s creator, while no one else took part in it, or an Admin may delete it.';
     forbiddenUnless(mayDeleteEntry(user, row), refusal);
-    const gone = await deleteEntry(db, row.entryid, admin ? null : user.userid);
+    const gone = await deleteEntry(db, row.entryid, admin ? null : user.userid, user, clock.now());
     if (!gone) {
       if (!(await findEntry(db, row.entryid))) throw notFound('Work log entry');
       throw forbidden(`${refusal} Another user took part in this entry.`);

@@ -12,6 +12,8 @@ import { fillsRequired } from './work-log.values.js';
 import { findEntry, workLogRecords } from './work-log.queries.js';
 import { publishEvent } from '../webhooks/webhooks.outbox.js';
 import { completeStagesOnDocument } from '../shared/course-completion.js';
+import { audit, changesOf } from '../../audit/audit.js';
+import type { AuthUser } from '../../http/auth.js';
 
 type Db = Kysely<Database>;
 
@@ -55,10 +57,21 @@ async function publishStatusChanged(trx: Db, entryid: number, now: number) {
   });
 }
 
-/** A new entry (status started); answers its id. */
-export async function startEntry(db: Db, values: Insertable<WorkLogTable>): Promise<number> {
+/** The audit actions of an entry's transitions (docs/audit.md), by the route's action. */
+export const WORK_LOG_AUDIT = {
+  pause: 'work_log.paused', resume: 'work_log.resumed', suspend: 'work_log.suspended', finish: 'work_log.finished', cancel: 'work_log.cancelled', assume: 'work_log.assumed',
+} as const;
+
+/** A new entry (status started); answers its id. `actor` undefined: the demo seed (no audit entry). */
+export async function startEntry(db: Db, values: Insertable<WorkLogTable>, actor?: AuthUser): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const { entryid } = await trx.insertInto('work_log').values(values).returning('entryid').executeTakeFirstOrThrow();
+    if (actor) {
+      await audit(trx, {
+        action: 'work_log.started', actor, time: Number(values.status_date), resource_type: 'work_log_entry', resource_id: entryid, reason: values.notes || null,
+        changes: changesOf(null, { guideid: values.guideid, langid: values.langid, guide_revisionid: values.revisionid, userid: values.userid, workorderid: values.workorderid ?? null, status: values.status }),
+      });
+    }
     await publishStatusChanged(trx, entryid, Number(values.status_date));
     return entryid;
   });
@@ -110,7 +123,7 @@ export interface Transition {
 }
 
 /** Moves the entry from its status in `row` (0 when it changed meanwhile); a required field left empty on finish is a 422. */
-export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now: number): Promise<number> {
+export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now: number, actor: AuthUser, action: keyof typeof WORK_LOG_AUDIT): Promise<number> {
   return refusable(db, async (trx) => {
     const out = await trx.updateTable('work_log').set({
       status: change.to,
@@ -138,10 +151,14 @@ export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now
     await closeTimings(trx, row.entryid, now);
     if (change.to === 'started') await startTiming(trx, row.entryid, change.assignTo ?? row.userid, now);
     await publishStatusChanged(trx, row.entryid, now);
+    await audit(trx, {
+      action: WORK_LOG_AUDIT[action], actor, time: now, resource_type: 'work_log_entry', resource_id: row.entryid, reason: change.notes?.trim() || null,
+      changes: changesOf({ status: row.status, userid: row.userid, notes: row.notes }, { status: change.to, userid: change.assignTo, notes: change.notes?.trim() }),
+    });
     // A finished entry completes its performer's course stages on the guide, tied to the revision performed and to the entry.
     if (change.to === 'complete') {
       await completeStagesOnDocument(trx, { now: () => now }, {
-        userid: change.assignTo ?? row.userid, doctype: 'guide', docid: row.guideid, doc_revisionid: row.revisionid, via: 'work_log', source: { work_log_entryid: row.entryid },
+        userid: change.assignTo ?? row.userid, doctype: 'guide', docid: row.guideid, doc_revisionid: row.revisionid, via: 'work_log', source: { work_log_entryid: row.entryid }, actor,
       });
     }
     return 1;
@@ -153,7 +170,7 @@ export function transitionEntry(db: Db, row: WorkLogRow, change: Transition, now
  * `onlyBy`: unless null, only while it is assigned to and created by that user and no one
  * else entered a value or spent a timing on it.
  */
-export function deleteEntry(db: Db, entryid: number, onlyBy: number | null): Promise<boolean> {
+export function deleteEntry(db: Db, entryid: number, onlyBy: number | null, actor: AuthUser, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     let del = trx.deleteFrom('work_log').where('entryid', '=', entryid);
     // Checked in the DELETE itself: a value or timing another user adds meanwhile keeps the entry.
@@ -168,6 +185,7 @@ export function deleteEntry(db: Db, entryid: number, onlyBy: number | null): Pro
     if (Number(out.numDeletedRows) === 0) return false;
     await trx.deleteFrom('work_log_values').where('entryid', '=', entryid).execute();
     await trx.deleteFrom('work_log_timings').where('entryid', '=', entryid).execute();
+    await audit(trx, { action: 'work_log.deleted', actor, time: now, resource_type: 'work_log_entry', resource_id: entryid });
     return true;
   });
 }

@@ -35,16 +35,16 @@ describe('course contract', () => {
     const team = await makeTeam(t, author, [{ user: member }]);
     await t.db.insertInto('course_assignments').values({ wikiid, assignee_userid: null, assignee_teamid: team.teamid, userid_assigner: author.userid, due_within: null, created_date: t0 }).execute();
     expect((await assignedStages(t.db, member.userid, { doctype: 'guide', docid: g1.guideid })).map((s) => s.course_stageid)).toEqual([ids[0]]);
-    const done = await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, doctype: 'guide', docid: g1.guideid, doc_revisionid: g1.revisionid, via: 'work_log', source: { work_log_entryid: 7 } }));
+    const done = await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, actor: undefined, doctype: 'guide', docid: g1.guideid, doc_revisionid: g1.revisionid, via: 'work_log', source: { work_log_entryid: 7 } }));
     expect(done).toBe(1);
-    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, doctype: 'guide', docid: g1.guideid, doc_revisionid: g1.revisionid, via: 'explicit' }))).toBe(0);
+    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, actor: undefined, doctype: 'guide', docid: g1.guideid, doc_revisionid: g1.revisionid, via: 'explicit' }))).toBe(0);
     const st = await stageStatusOf(t.db, member.userid, ids[0]);
     expect(st).toMatchObject({ status: 'completed', completion: { work_log_entryid: 7, doc_revisionid: g1.revisionid, via: 'work_log' } });
     // The quiz stage refuses an explicit completion and takes a quiz.
-    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, doctype: 'guide', docid: g2.guideid, doc_revisionid: null, via: 'explicit' }))).toBe(0);
+    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, actor: undefined, doctype: 'guide', docid: g2.guideid, doc_revisionid: null, via: 'explicit' }))).toBe(0);
     let row = await t.db.selectFrom('course_assignees').selectAll().where('wikiid', '=', wikiid).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ userid: member.userid, status: 1, completed_stages: 1, total_stages: 2, active: 1 });
-    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, doctype: 'guide', docid: g2.guideid, doc_revisionid: null, via: 'quiz', source: { quiz_sessionid: 3 } }))).toBe(1);
+    expect(await t.db.transaction().execute((trx) => completeStagesOnDocument(trx, t.clock, { userid: member.userid, actor: undefined, doctype: 'guide', docid: g2.guideid, doc_revisionid: null, via: 'quiz', source: { quiz_sessionid: 3 } }))).toBe(1);
     row = await t.db.selectFrom('course_assignees').selectAll().where('wikiid', '=', wikiid).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 2, completed_stages: 2, course_completion_date: t.clock.now() });
   });
