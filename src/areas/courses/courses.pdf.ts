@@ -15,11 +15,10 @@ import { resourceTrail } from '../../audit/trail.js';
 import { AUDIT_SHOWN, TIMINGS_SHOWN, when, type WorkLogPdfContent } from '../../pdf/pdf.render.js';
 
 /**
- * The resource types a work log entry's audit entries may be recorded under (resource_id:
- * the entryid). The work log's changes are not audited yet (docs/audit.md); the PDF lists
- * whatever entries exist under these names, so it shows them once they are.
+ * The resource type a work log entry's audit entries are recorded under (resource_id: the
+ * entryid), as the work log area's changes record them (started, paused, finished...).
  */
-export const WORK_LOG_AUDIT_TYPES = ['work_log_entry', 'work_log'] as const;
+export const WORK_LOG_AUDIT_TYPES = ['work_log_entry'] as const;
 
 /** What the PDF of a work log entry shows. */
 export async function workLogPdfContent(db: Kysely<Database>, now: number, row: WorkLogRow): Promise<WorkLogPdfContent> {

@@ -92,14 +92,14 @@ describe('the work log PDF', () => {
     expect(pdfText(before.rawPayload)).toContain('No audit entries are recorded for this work log entry.');
     // Entries under the entry's resource, as the work log's changes will record them (written as the appender writes them).
     await t.db.transaction().execute(async (trx) => {
-      for (const resource_type of ['work_log_entry', 'work_log']) {
+      for (const action of ['work_log.finished', 'work_log.assumed']) {
         await queueAuditEntry(trx, {
-          time: t.clock.now(), userid: user.userid, impersonator_userid: null, action: 'worklog.finished', resource_type, resource_id: String(entryid),
+          time: t.clock.now(), userid: user.userid, impersonator_userid: null, action, resource_type: 'work_log_entry', resource_id: String(entryid),
           langid: null, revisionid_before: null, revisionid_after: null, meaning: null, reason: null, changes: null, request_id: null, client_ip: null,
         });
       }
     });
-    const entries = await t.db.selectFrom('audit_log').select(['auditid', 'hash']).where('resource_id', '=', String(entryid)).where('action', '=', 'worklog.finished').orderBy('auditid').execute();
+    const entries = await t.db.selectFrom('audit_log').select(['auditid', 'action', 'hash']).where('resource_type', '=', 'work_log_entry').where('resource_id', '=', String(entryid)).orderBy('auditid').execute();
     expect(entries).toHaveLength(2);
     const res = await pdfOf(t, user, entryid);
     const text = pdfText(res.rawPayload).replace(/[\s\u200B]/g, '');
@@ -107,7 +107,7 @@ describe('the work log PDF', () => {
     for (const e of entries) expect(text).toContain(`audit#${e.auditid}`);
     // By the performer's name as it is now (an earlier test renames them).
     const { username } = await t.db.selectFrom('users').select('username').where('userid', '=', user.userid).executeTakeFirstOrThrow();
-    for (const e of entries) expect(text).toContain(`worklog.finishedby${username.replace(/\s/g, '')}hash${e.hash}`);
+    for (const e of entries) expect(text).toContain(`${e.action}by${username.replace(/\s/g, '')}hash${e.hash}`);
     // Rendered again by another renderer (another worker), later: the same bytes.
     t.clock.advance(3600);
     const renderer = new PdfRenderer({ pdfWarmStart: false, pdfQueueSize: 2, pdfTimeoutMs: 60_000, pdfKeptMb: 1 });
