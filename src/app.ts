@@ -24,6 +24,7 @@ import { requestIds } from './http/request-ids.js';
 import { serializerCompiler } from './http/serializers.js';
 import { addDocumentHeaders, registerResponseHeaders, routerErrorHeaders } from './http/security.js';
 import { JobWorker } from './jobs/queue.js';
+import { PdfRenderer } from './pdf/pdf.renderer.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
 import { auditChainKey } from './audit/key.js';
@@ -43,6 +44,8 @@ declare module 'fastify' {
     config: Config;
     clock: Clock;
     jobs: JobWorker;
+    /** The PDF renderer (one worker thread) that every area's PDFs are made in (pdf/pdf.renderer.ts). */
+    pdfs: PdfRenderer;
     /** Approvals as the guides area sees them (areas/area.ts). */
     guideApprovals: GuideApprovals;
     /** Every area's `badges` slot, joined (read by the users area). */
@@ -176,6 +179,10 @@ export async function buildApp(options: BuildAppOptions) {
   // Jobs are work outside requests: the database without the requests' statement timeout.
   const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
+  // PDFs (work log entries, approval requests) are made in one worker thread, kept per document.
+  const pdfs = new PdfRenderer(config);
+  app.decorate('pdfs', pdfs);
+  pdfs.start();
   // The areas' slots that other areas read, joined before any area's routes are registered.
   app.decorate('badges', joinBadgeRules(areas.map((a) => a.badges)));
   app.decorate('mediaUsages', areas.flatMap((a) => a.mediaUsages ?? []));
@@ -228,6 +235,7 @@ export async function buildApp(options: BuildAppOptions) {
     await jobs.stop();
     // ...and ends any program still running (none should be), so that nothing is orphaned.
     await stopAllPrograms();
+    await pdfs.close();
   });
   return app;
 }

@@ -154,6 +154,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /guides/{guideid}/approvalProcesses': 'listGuideApprovalProcesses',
   'GET /approvals/requests': 'listApprovalRequests',
   'GET /approvals/request/{approval_requestid}': 'getApprovalRequest',
+  'GET /approvals/request/{approval_requestid}/pdf': 'getApprovalRequestPdf',
   'POST /approvals/request/sign/{approval_requestid}': 'signApprovalRequest',
   'POST /approvals/request/sign/{approval_requestid}/token': 'signApprovalRequestWithToken',
   'POST /approvals/request/{approval_requestid}/cancel': 'cancelApprovalRequest',

@@ -2671,6 +2671,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals/request/{approval_requestid}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The PDF of an approval request (extension)
+         * @description Whoever may read the request (as `GET /approvals/request/{id}`). The guide and the revision signed, the release and the process, each stage and each signature with the signer's printed name (as they signed), the time, the meaning, the method, the notes (the first 2 000 characters) and the signature's audit entry (id and hash); then the request's audit entries with their ids and hashes (the first 200, the rest counted). The same request gives the same bytes (dated by the last change it shows). Made in the PDF worker thread and kept per request while what it shows is unchanged; with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.
+         *
+         *     Access: any logged-in user.
+         */
+        get: operations["getApprovalRequestPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/approvals/request/sign/{approval_requestid}": {
         parameters: {
             query?: never;
@@ -3030,7 +3052,7 @@ export interface paths {
         };
         /**
          * The PDF of a finished work log entry (extension)
-         * @description The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end (the first 50 stretches of work listed, the rest counted). Whoever may read the entry; 404 until it is finished. Made in a worker thread, one at a time, and kept per entry while what it shows is unchanged; with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.
+         * @description The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end (the first 50 stretches of work listed, the rest counted). Whoever may read the entry; 404 until it is finished. Each audit entry of the work log entry is listed with its id and hash (the first 200, the rest counted). Made in a worker thread, one at a time, and kept per entry while what it shows is unchanged (the same entry gives the same bytes); with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.
          *
          *     Access: any logged-in user.
          */
@@ -5881,8 +5903,12 @@ export interface components {
         ApprovalSignature: {
             approval_request_stage_signatureid: number;
             user: components["schemas"]["UserSummary"] | null;
+            /** @description Extension: the signer's printed name, their display name when they signed (a later rename does not change it). */
+            signer_name: string;
             /** @description approve or reject. */
             status: string;
+            /** @description Extension: what the signature attests, as the audit log records it: `approved` or `rejected`, and the stage signed (its place and the user or team it asks), e.g. `approved: stage 1 (team 3)`. */
+            meaning: string;
             /** @description UNIX time in seconds. */
             sign_date: number;
             notes: string;
@@ -6775,6 +6801,8 @@ export interface components {
             work_log_entryid: number | null;
             response_value: ("pass" | "fail") | null;
             response_feedback: string | null;
+            signer_name: string | null;
+            meaning: string | null;
             response_acknowledged: number | null;
             created_at: number | null;
             completed_at: number | null;
@@ -12307,6 +12335,33 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             422: components["responses"]["Error"];
+        };
+    };
+    getApprovalRequestPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approval_requestid: components["parameters"]["pathApproval_requestid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     signApprovalRequest: {

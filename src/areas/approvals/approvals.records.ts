@@ -23,6 +23,16 @@ type RequestRecord = Static<typeof ApprovalRequest>;
 
 export const requestHref = (config: Config, id: number) => `${config.publicUrl}/api/2.0/approvals/request/${id}`;
 
+/**
+ * What a signature attests (its record's `meaning`, and its audit entry's): approved or
+ * rejected, and the stage signed (stages have no names of their own: their place, and who
+ * they ask). Derived from the signature and its stage, so signing requests send nothing more.
+ */
+export function signatureMeaning(status: string, stage: Pick<RequestStageRow, 'orderby' | 'userid' | 'teamid'>): string {
+  const who = stage.userid != null ? `user ${stage.userid}` : `team ${stage.teamid}`;
+  return `${status === 'approve' ? 'approved' : 'rejected'}: stage ${stage.orderby + 1} (${who})`;
+}
+
 /** Strips the user-list extras (enabled, banned) a summary does not show. */
 function summary(u: UserSummary | undefined): UserSummary | undefined {
   if (!u) return undefined;
@@ -153,7 +163,9 @@ export async function requestRecords(db: Db, config: Config, rows: RequestRow[])
         signatures: sigs.filter((x) => x.approval_request_stageid === s.approval_request_stageid).map((x) => ({
           approval_request_stage_signatureid: x.approval_request_stage_signatureid,
           user: summary(users.get(x.userid)) ?? null,
+          signer_name: x.signer_name,
           status: x.status,
+          meaning: signatureMeaning(x.status, s),
           sign_date: x.sign_date,
           notes: x.notes,
           revisionid: x.revisionid,

@@ -21,6 +21,7 @@ import {
 } from './approvals.schemas.js';
 import { currentDefault, findProcess, findRequest, processForGuide, type RequestRow } from './approvals.queries.js';
 import { processDetail, processRecords, requestRecords } from './approvals.records.js';
+import { approvalPdfContent } from './approvals.pdf.js';
 import { canCancelRequest, canManageProcesses, canReadRequest, canSign, requestReadable, waitingOn } from './approvals.access.js';
 import { attachProcess, cancelRequest, createProcess, detachProcess, patchProcess, RequestClosed, signRequest, StageMoved, type StageSpec } from './approvals.service.js';
 
@@ -32,7 +33,7 @@ const ADMINS = 'Only Admins may change approval processes.';
 
 export async function approvalsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, clock } = app;
+  const { db, config, clock, pdfs } = app;
   const limited = { max: config.loginRateLimit, timeWindow: 60_000 };
   // Verified against when the signer has no password, so timing tells nothing either.
   const dummyHash = await hashPassword('no password', config.passwordHashCost);
@@ -265,6 +266,22 @@ export async function approvalsRoutes(fastify: FastifyInstance) {
   }, async (request) => {
     const row = await readableRequest(request.user, request.params.approval_requestid);
     return oneRequest(row.approval_requestid);
+  });
+
+  app.get('/approvals/request/:approval_requestid/pdf', {
+    config: { auth: 'user' },
+    schema: {
+      tags: TAG,
+      summary: 'The PDF of an approval request (extension)',
+      description: 'Whoever may read the request (as `GET /approvals/request/{id}`). The guide and the revision signed, the release and the process, each stage and each signature with the signer\'s printed name (as they signed), the time, the meaning, the method, the notes (the first 2 000 characters) and the signature\'s audit entry (id and hash); then the request\'s audit entries with their ids and hashes (the first 200, the rest counted). The same request gives the same bytes (dated by the last change it shows). Made in the PDF worker thread and kept per request while what it shows is unchanged; with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.',
+      params: RequestParam,
+      response: { 200: { description: 'The PDF.', content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses(401, 403, 404, 422, 503) },
+    },
+  }, async (request, reply) => {
+    const row = await readableRequest(request.user, request.params.approval_requestid);
+    const pdf = await pdfs.approvalRequestPdf(await approvalPdfContent(db, row));
+    // The schema declares the bytes (a binary string); Fastify sends the Buffer as it is.
+    return reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="approval-request-${row.approval_requestid}.pdf"`).send(pdf as unknown as string);
   });
 
   /** The checks every signature passes before its transaction, then the signature. */

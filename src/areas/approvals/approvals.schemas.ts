@@ -38,7 +38,9 @@ export const ApprovalProcess = Type.Object({
 export const ApprovalSignature = Type.Object({
   approval_request_stage_signatureid: Type.Integer(),
   user: Nullable(UserSummary),
+  signer_name: Type.String({ description: 'Extension: the signer\'s printed name, their display name when they signed (a later rename does not change it).' }),
   status: Type.String({ description: 'approve or reject.' }),
+  meaning: Type.String({ description: 'Extension: what the signature attests, as the audit log records it: `approved` or `rejected`, and the stage signed (its place and the user or team it asks), e.g. `approved: stage 1 (team 3)`.' }),
   sign_date: Timestamp,
   notes: Type.String(),
   revisionid: Type.Integer({ description: 'Extension: the guide revision signed.' }),

@@ -18,7 +18,7 @@ import { READER_STAMPS, refreshReaderViews } from '../shared/guide-reader.js';
 import { audit, changesOf, type AuditActor } from '../../audit/audit.js';
 import type { AuthUser } from '../../http/auth.js';
 import { activeStages, candidatesOf, findProcess, findRequest, processForGuide, stagePeople, type ProcessRow, type RequestRow, type RequestStageRow } from './approvals.queries.js';
-import { requestHref, requestRecords } from './approvals.records.js';
+import { requestHref, requestRecords, signatureMeaning } from './approvals.records.js';
 
 type Db = Kysely<Database>;
 /**
@@ -308,9 +308,11 @@ export async function signRequest(trx: Db, config: Config, clock: Clock, request
   const now = clock.now();
   const userid = actorUserid(actor)!;
   await lockPending(trx, request);
+  // The printed name the signature shows: the signer's display name as they sign.
+  const signer = await trx.selectFrom('users').select('username').where('userid', '=', userid).executeTakeFirst();
   await trx.insertInto('approval_signatures').values({
     approval_requestid: request.approval_requestid, approval_request_stageid: stage.approval_request_stageid, userid, status: sign.status,
-    notes: sign.notes, revisionid: request.revisionid, method: sign.method, sign_date: now,
+    notes: sign.notes, revisionid: request.revisionid, method: sign.method, sign_date: now, signer_name: signer?.username ?? '',
   }).execute();
   await auditChange(trx, {
     action: 'approval.signed', actor, time: now, resource_type: 'approval_request', resource_id: request.approval_requestid, langid: request.langid,
@@ -369,15 +371,6 @@ export async function cancelRequest(trx: Db, clock: Clock, actor: Actor, request
     action: 'approval.cancelled', actor, time: now, resource_type: 'approval_request', resource_id: request.approval_requestid, langid: request.langid,
     revisionid_after: request.revisionid, changes: { status: { old: 'pending', new: 'cancelled' }, releaseid: { new: request.releaseid } },
   });
-}
-
-/**
- * What a signature attests, as its audit entry records it: approved or rejected, and the
- * stage signed (stages have no names of their own: their place, and who they ask).
- */
-export function signatureMeaning(status: 'approve' | 'reject', stage: Pick<RequestStageRow, 'orderby' | 'userid' | 'teamid'>): string {
-  const who = stage.userid != null ? `user ${stage.userid}` : `team ${stage.teamid}`;
-  return `${status === 'approve' ? 'approved' : 'rejected'}: stage ${stage.orderby + 1} (${who})`;
 }
 
 /** An account acting outside a request (the release's author when no actor is given). */

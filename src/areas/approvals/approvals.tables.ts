@@ -107,6 +107,8 @@ export interface ApprovalSignatureTable {
   /** password | token */
   method: string;
   sign_date: number;
+  /** The signer's display name when they signed (migration 2026_12_04_1800_signer_names). */
+  signer_name: Generated<string>;
 }
 
 export interface ApprovalSignTokenTable {

@@ -18,7 +18,6 @@ import { courseRecords } from './courses.records.js';
 import { managesCourses, readsUser } from './courses.access.js';
 import { createCourse, deleteCourse, editCourse } from './courses.service.js';
 import { workLogPdfContent } from './courses.pdf.js';
-import { PdfRenderer } from './pdf.renderer.js';
 import { bringUpToDate } from '../shared/course-progress.js';
 import { findEntry } from '../work-log/work-log.queries.js';
 import { readsEntry } from '../work-log/work-log.access.js';
@@ -29,11 +28,7 @@ const ORDER_COLUMNS = { title: 'title_lower', status: 'enabled', stages_count: '
 
 export async function coursesRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, config, clock } = app;
-  // PDFs are made in a worker thread, kept per entry (pdf.renderer.ts).
-  const pdfs = new PdfRenderer(config);
-  pdfs.start();
-  fastify.addHook('onClose', () => pdfs.close());
+  const { db, config, clock, pdfs } = app;
 
   async function record(wikiid: number, viewer: AuthUser | null, fresh = false) {
     if (fresh && (await findCourse(db, wikiid))) await bringUpToDate(db, clock.now(), { wikiid });
@@ -170,7 +165,7 @@ export async function coursesRoutes(fastify: FastifyInstance) {
     schema: {
       tags: TAG,
       summary: 'The PDF of a finished work log entry (extension)',
-      description: 'The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end (the first 50 stretches of work listed, the rest counted). Whoever may read the entry; 404 until it is finished. Made in a worker thread, one at a time, and kept per entry while what it shows is unchanged; with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.',
+      description: 'The record a course stage completed through the work log links (`work_log_entry_pdf_url`): guide and revision, steps with the values recorded and who entered them, start, pauses, end (the first 50 stretches of work listed, the rest counted). Whoever may read the entry; 404 until it is finished. Each audit entry of the work log entry is listed with its id and hash (the first 200, the rest counted). Made in a worker thread, one at a time, and kept per entry while what it shows is unchanged (the same entry gives the same bytes); with more than PDF_QUEUE_SIZE PDFs waiting, or one taking longer than PDF_TIMEOUT_MS, 503 with Retry-After.',
       params: IdParam('entryid'),
       response: { 200: { description: 'The PDF.', content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } } }, ...errorResponses(401, 403, 404, 422, 503) },
     },

@@ -12,6 +12,15 @@ export interface StageAssessment {
   skills_points_possible: number | null;
 }
 
+/**
+ * What a sign-off response attests (its record's `meaning`, and its audit entry's): passed
+ * or failed, and the course stage signed off. Derived from the response and its stage, so
+ * responding sends nothing more.
+ */
+export function signoffMeaning(value: string, r: Pick<RequestRow, 'course_stageid'>): string {
+  return `${value === 'pass' ? 'passed' : 'failed'}: course stage ${r.course_stageid}`;
+}
+
 /** Teams and users the records name, loaded once. */
 async function context(db: Db, config: Config, teamids: Array<number | null>, userids: Array<number | null>) {
   const tids = [...new Set(teamids.filter((x): x is number => x !== null))];
@@ -51,6 +60,8 @@ function signoff(ctx: Context, stage: StageAssessment, r: RequestRow | undefined
     work_log_entryid: r?.work_log_entryid ?? null,
     response_value: (r?.response_value as 'pass' | 'fail' | null | undefined) ?? null,
     response_feedback: r?.response_feedback ?? null,
+    signer_name: r?.response_value != null ? r.signer_name ?? '' : null,
+    meaning: r?.response_value != null ? signoffMeaning(r.response_value, r) : null,
     response_acknowledged: r ? r.response_acknowledged : null,
     created_at: r ? Number(r.created_at) : null,
     completed_at: r?.completed_at != null ? Number(r.completed_at) : null,

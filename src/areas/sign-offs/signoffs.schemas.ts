@@ -23,6 +23,8 @@ export const Signoff = Type.Object({
   work_log_entryid: Nullable(Type.Integer()),
   response_value: Nullable(StringEnum(['pass', 'fail'] as const)),
   response_feedback: Nullable(Type.String()),
+  signer_name: Nullable(Type.String({ description: 'Extension: the responding trainer\'s printed name, their display name when they responded (null until answered).' })),
+  meaning: Nullable(Type.String({ description: 'Extension: what the response attests, as the audit log records it: `passed` or `failed`, and the course stage, e.g. `passed: course stage 12` (null until answered). The time is `completed_at`.' })),
   response_acknowledged: Nullable(Flag),
   created_at: Nullable(Timestamp),
   completed_at: Nullable(Timestamp),

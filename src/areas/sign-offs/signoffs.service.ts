@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../db/helpers.js';
 import { completeStagesOnDocument } from '../shared/course-completion.js';
 import type { CourseDoctype } from '../courses/courses.tables.js';
 import type { Db, RequestRow, SignoffStage } from './signoffs.queries.js';
+import { signoffMeaning } from './signoffs.records.js';
 import { audit, auditActor, type AuditEvent } from '../../audit/audit.js';
 import type { AuthUser } from '../../http/auth.js';
 
@@ -91,8 +92,10 @@ export async function respond(db: Db, clock: Clock, r: RequestRow, how: { traine
       trainer = how.trainer;
       type = 'direct';
     }
+    // The printed name the response shows: the trainer's display name as they respond.
+    const signerName = (await trx.selectFrom('users').select('username').where('userid', '=', trainer).executeTakeFirst())?.username ?? '';
     const u = await trx.updateTable('signoff_requests').set({
-      response_value: input.response_value, response_feedback: input.response_feedback, response_type: type, userid_requestee: trainer, completed_at: now,
+      response_value: input.response_value, response_feedback: input.response_feedback, response_type: type, userid_requestee: trainer, completed_at: now, signer_name: signerName,
       work_log_entryid: input.work_log_entryid ?? r.work_log_entryid,
     }).where('signoff_requestid', '=', r.signoff_requestid).where('is_cancelled', '=', 0).where('response_value', 'is', null).executeTakeFirst();
     if (Number(u.numUpdatedRows) !== 1) throw invalidField('signoff_requestid', `Sign-off request ${r.signoff_requestid} is cancelled or answered already.`, 'invalid_transition');
@@ -135,7 +138,3 @@ export async function acknowledge(db: Db, clock: Clock, r: RequestRow, actor?: A
   });
 }
 
-/** What a sign-off response attests: passed or failed, and the course stage signed off. */
-export function signoffMeaning(value: 'pass' | 'fail', r: Pick<RequestRow, 'course_stageid'>): string {
-  return `${value === 'pass' ? 'passed' : 'failed'}: course stage ${r.course_stageid}`;
-}

@@ -26,6 +26,8 @@ export interface SignoffRequestTable {
   created_at: number;
   completed_at: number | null;
   acknowledged_at: number | null;
+  /** The responding trainer's display name when they responded (migration 2026_12_04_1800_signer_names). */
+  signer_name: Generated<string | null>;
   /** 1 until cancelled or acknowledged; null after (one live request per trainee and stage). */
   open: number | null;
 }

@@ -2,13 +2,18 @@
 // without a break (accepted, as the schema allows) prints, in a worker thread, while other
 // requests are served; the stretches of work listed are bounded, the rest counted; a PDF is
 // kept per entry while what it shows is unchanged; the renderer's queue and time are bounded
-// (503). The worker's file is found from the sources (here) and from the build
-// (test/build/pdf-worker-build.test.ts).
+// (503); it lists the entry's audit entries with their ids and hashes, and the same entry
+// gives the same bytes. The worker's file is found from the sources (here) and from the
+// build (test/build/pdf-worker-build.test.ts).
 import { describe, expect, it } from 'vitest';
 import { appForFile, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { makeAuthor, makeUser, type TestUser } from '../../helpers/factories.js';
 import { addStep, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { pdfText } from '../../helpers/pdf-text.js';
+import { queueAuditEntry } from '../../../src/db/audit-append.js';
+import { PdfRenderer } from '../../../src/pdf/pdf.renderer.js';
+import { workLogPdfContent } from '../../../src/areas/courses/courses.pdf.js';
+import { findEntry } from '../../../src/areas/work-log/work-log.queries.js';
 
 /** The attack's value: one word of 10 000 characters. */
 const WORD = Array.from({ length: 1000 }, (_, i) => `w${String(i).padStart(3, '0')}xyzab`).join('');
@@ -78,6 +83,40 @@ describe('the work log PDF', () => {
     await t.db.updateTable('users').set({ username: 'Renamed performer' }).where('userid', '=', user.userid).execute();
     const changed = await pdfOf(t, user, entryid);
     expect(pdfText(changed.rawPayload)).toContain('Performed by Renamed performer');
+  }, 60_000);
+
+  it('lists the audit entries recorded for the entry with their ids and hashes; the same entry gives the same bytes', async () => {
+    const { entryid } = await finishedEntry(t, author, user, 'audited');
+    const before = await pdfOf(t, user, entryid);
+    expect(before.statusCode).toBe(200);
+    expect(pdfText(before.rawPayload)).toContain('No audit entries are recorded for this work log entry.');
+    // Entries under the entry's resource, as the work log's changes will record them (written as the appender writes them).
+    await t.db.transaction().execute(async (trx) => {
+      for (const action of ['work_log.finished', 'work_log.assumed']) {
+        await queueAuditEntry(trx, {
+          time: t.clock.now(), userid: user.userid, impersonator_userid: null, action, resource_type: 'work_log_entry', resource_id: String(entryid),
+          langid: null, revisionid_before: null, revisionid_after: null, meaning: null, reason: null, changes: null, request_id: null, client_ip: null,
+        });
+      }
+    });
+    const entries = await t.db.selectFrom('audit_log').select(['auditid', 'action', 'hash']).where('resource_type', '=', 'work_log_entry').where('resource_id', '=', String(entryid)).orderBy('auditid').execute();
+    expect(entries).toHaveLength(2);
+    const res = await pdfOf(t, user, entryid);
+    const text = pdfText(res.rawPayload).replace(/[\s\u200B]/g, '');
+    expect(text).not.toContain('Noauditentries');
+    for (const e of entries) expect(text).toContain(`audit#${e.auditid}`);
+    // By the performer's name as it is now (an earlier test renames them).
+    const { username } = await t.db.selectFrom('users').select('username').where('userid', '=', user.userid).executeTakeFirstOrThrow();
+    for (const e of entries) expect(text).toContain(`${e.action}by${username.replace(/\s/g, '')}hash${e.hash}`);
+    // Rendered again by another renderer (another worker), later: the same bytes.
+    t.clock.advance(3600);
+    const renderer = new PdfRenderer({ pdfWarmStart: false, pdfQueueSize: 2, pdfTimeoutMs: 60_000, pdfKeptMb: 1 });
+    try {
+      const again = await renderer.workLogPdf(await workLogPdfContent(t.db, t.clock.now(), (await findEntry(t.db, entryid))!));
+      expect(Buffer.compare(res.rawPayload, again)).toBe(0);
+    } finally {
+      await renderer.close();
+    }
   }, 60_000);
 });
 

@@ -7,9 +7,10 @@
 //     503 with Retry-After.
 //   - A timeout (PDF_TIMEOUT_MS per PDF, counted from the moment the ready worker takes
 //     it): the worker is ended (a new one starts for the next PDF) and the request answers 503.
-//   - Kept PDFs (PDF_KEPT_MB): the last PDF of each entry, keyed by a hash of everything it
-//     shows and the renderer's version, least recently used dropped first; the same PDF
-//     asked for twice at once is rendered once.
+//   - Kept PDFs (PDF_KEPT_MB): the last PDF of each document (a work log entry, an approval
+//     request), keyed by a hash of its kind, everything it shows and the renderer's version,
+//     least recently used dropped first; the same PDF asked for twice at once is rendered once.
+// One renderer (and one worker) serves every kind: app.ts makes it (`app.pdfs`).
 // The worker's file is found beside this one: pdf.worker.js in the build (dist/), or
 // pdf.worker.ts when the server runs from its sources (tsx, the tests), which the worker
 // then loads through tsx's loader.
@@ -19,9 +20,10 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { HttpError } from '../../http/errors.js';
+import { HttpError } from '../http/errors.js';
 import { RENDERER_VERSION, type WorkLogPdfContent } from './pdf.render.js';
-import type { PdfAnswer, PdfRequest } from './pdf.worker.js';
+import type { ApprovalPdfContent } from './approval.render.js';
+import type { PdfAnswer, PdfDocument, PdfRequest } from './pdf.worker.js';
 
 export interface PdfLimits {
   pdfWarmStart: boolean;
@@ -49,7 +51,7 @@ function startWorker(): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`, { eval: true });
 }
 
-type Job = { id: number; content: WorkLogPdfContent; resolve: (pdf: Buffer) => void; reject: (err: Error) => void };
+type Job = { id: number; document: PdfDocument; resolve: (pdf: Buffer) => void; reject: (err: Error) => void };
 
 export class PdfRenderer {
   private worker: Worker | null = null;
@@ -58,7 +60,7 @@ export class PdfRenderer {
   private current: { job: Job; timer: NodeJS.Timeout } | null = null;
   private nextId = 1;
   private closed = false;
-  private kept = new Map<number, { key: string; pdf: Buffer }>();
+  private kept = new Map<string, { key: string; pdf: Buffer }>();
   private keptBytes = 0;
   private inFlight = new Map<string, Promise<Buffer>>();
 
@@ -70,18 +72,28 @@ export class PdfRenderer {
   }
 
   /** The PDF of a work log entry showing `content`: kept, or rendered in the worker. */
-  async workLogPdf(content: WorkLogPdfContent): Promise<Buffer> {
-    const key = createHash('sha256').update(JSON.stringify({ renderer: RENDERER_VERSION, content })).digest('hex');
-    const kept = this.kept.get(content.entryid);
+  workLogPdf(content: WorkLogPdfContent): Promise<Buffer> {
+    return this.pdf(`work_log:${content.entryid}`, { kind: 'work_log', content });
+  }
+
+  /** The PDF of an approval request showing `content`: kept, or rendered in the worker. */
+  approvalRequestPdf(content: ApprovalPdfContent): Promise<Buffer> {
+    return this.pdf(`approval_request:${content.approval_requestid}`, { kind: 'approval_request', content });
+  }
+
+  /** The PDF of document `name` (its kind and id): kept under the hash of what it shows, or rendered. */
+  private async pdf(name: string, document: PdfDocument): Promise<Buffer> {
+    const key = createHash('sha256').update(JSON.stringify({ renderer: RENDERER_VERSION, document })).digest('hex');
+    const kept = this.kept.get(name);
     if (kept?.key === key) {
-      this.kept.delete(content.entryid);
-      this.kept.set(content.entryid, kept);
+      this.kept.delete(name);
+      this.kept.set(name, kept);
       return kept.pdf;
     }
     const running = this.inFlight.get(key);
     if (running) return running;
-    const made = this.render(content).then((pdf) => {
-      this.keep(content.entryid, key, pdf);
+    const made = this.render(document).then((pdf) => {
+      this.keep(name, key, pdf);
       return pdf;
     }).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, made);
@@ -106,24 +118,24 @@ export class PdfRenderer {
     await worker?.terminate();
   }
 
-  private render(content: WorkLogPdfContent): Promise<Buffer> {
+  private render(document: PdfDocument): Promise<Buffer> {
     if (this.closed) return Promise.reject(busy('The server is shutting down.'));
     if (this.waiting.length >= this.limits.pdfQueueSize) return Promise.reject(busy('Too many PDFs are being made.'));
     return new Promise<Buffer>((resolve, reject) => {
-      this.waiting.push({ id: this.nextId++, content, resolve, reject });
+      this.waiting.push({ id: this.nextId++, document, resolve, reject });
       this.next();
     });
   }
 
-  private keep(entryid: number, key: string, pdf: Buffer) {
+  private keep(name: string, key: string, pdf: Buffer) {
     const max = this.limits.pdfKeptMb * 1024 * 1024;
-    const old = this.kept.get(entryid);
+    const old = this.kept.get(name);
     if (old) {
       this.keptBytes -= old.pdf.length;
-      this.kept.delete(entryid);
+      this.kept.delete(name);
     }
     if (pdf.length > max) return;
-    this.kept.set(entryid, { key, pdf });
+    this.kept.set(name, { key, pdf });
     this.keptBytes += pdf.length;
     for (const [id, entry] of this.kept) {
       if (this.keptBytes <= max) break;
@@ -184,6 +196,6 @@ export class PdfRenderer {
       void worker.terminate().finally(() => this.next());
     }, this.limits.pdfTimeoutMs);
     this.current = { job, timer };
-    worker.postMessage({ id: job.id, content: job.content } satisfies PdfRequest);
+    worker.postMessage({ id: job.id, document: job.document } satisfies PdfRequest);
   }
 }
