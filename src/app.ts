@@ -33,6 +33,7 @@ import type { MediaUsageCheck } from './areas/media/media-usage.js';
 import { BASE_PATH } from './http/base-path.js';
 import { registerLoginAttempts } from './http/login-attempts.js';
 import { registerRateLimits } from './http/rate-limits.js';
+import { registerDrain } from './http/drain.js';
 
 export { BASE_PATH };
 
@@ -197,6 +198,7 @@ export async function buildApp(options: BuildAppOptions) {
     }
     done(null, out);
   });
+  registerDrain(app);
   registerOps(app, handle, config);
   const startResponse = registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
   registerRateLimits(app, handle.db, clock);

@@ -1,5 +1,6 @@
 // `npm start`: migrate, load the demo site the first time, listen, and shut down
-// gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM.
+// gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM; on
+// SIGTERM after a drain of SHUTDOWN_DRAIN_MS (http/drain.ts).
 //
 // WEB_CONCURRENCY=N (N > 1): a process of its own migrates and seeds once, then N server
 // processes (node:cluster) share the port and the database. What each keeps in
@@ -84,9 +85,16 @@ async function serve(config: Config, prepared: boolean) {
   // supervisor passes it on as SIGTERM: one signal, one graceful shutdown (a second would
   // make close-with-grace exit at once).
   if (prepared) process.on('SIGINT', () => {});
-  closeWithGrace({ delay: 10_000, ...(prepared ? { skip: ['SIGINT'] } : {}) }, async ({ signal, err }) => {
+  // SIGTERM (a deployment's stop): first a drain of SHUTDOWN_DRAIN_MS (http/drain.ts), still
+  // serving, /readyz 503, every answer closing its connection; then the close.
+  closeWithGrace({ delay: config.shutdownDrainMs + 10_000, ...(prepared ? { skip: ['SIGINT'] } : {}) }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0) {
+      app.drain.start();
+      app.log.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503, connections close after their answer');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    }
     await app.close();
     await stampUpkeep?.stop();
     // Only after every plugin's onClose hook: those may still write (buffered view history).
