@@ -52,6 +52,20 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
   say(`  (the generated password of ${config.adminEmail} is in ${file}; author@example.com, moderator@example.com and user@example.com share it)\n`);
 }
 
+/**
+ * The node keys against the fingerprints the database keeps (node-keys.ts): a key that
+ * differs from the other nodes' stops the start, naming its setting, with 78 like any
+ * other configuration error.
+ */
+async function checkKeysOrExit(config: Config, handle: ReturnType<typeof openDatabase>) {
+  const { checkNodeKeys } = await import('./node-keys.js');
+  const problems = await checkNodeKeys(handle.longWorkDb, config, systemClock.now());
+  if (!problems.length) return;
+  for (const line of problems) process.stderr.write(`configuration: ${line}\n`);
+  await handle.destroy();
+  process.exit(78);
+}
+
 // The app is imported (dynamically) by the processes that run it, never by a supervisor,
 // whose memory would otherwise hold every area's code and schemas for nothing.
 
@@ -61,6 +75,7 @@ async function prepare(config: Config) {
   const { migrateToLatest } = await import('./db/migrate.js');
   const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
   const ran = await migrateToLatest(handle.longWorkDb);
+  await checkKeysOrExit(config, handle);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   await seedDemo(config, handle);
@@ -76,6 +91,7 @@ async function serve(config: Config, prepared: boolean) {
   // jobs and the stamps' upkeep run on `longWorkDb`, without that bound.
   const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
   const ran = prepared ? [] : await migrateToLatest(handle.longWorkDb);
+  await checkKeysOrExit(config, handle);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   if (!prepared) await seedDemo(config, handle);
@@ -112,7 +128,8 @@ async function supervise(config: Config) {
   const code = await new Promise<number | null>((resolve) => cluster.fork({ CONTENT_PLATFORM_ROLE: 'prepare' }).once('exit', (c) => resolve(c)));
   if (code !== 0) {
     console.error('preparing the database failed; not starting the server processes');
-    process.exit(1);
+    // A configuration problem found there (a node key that differs) keeps its 78.
+    process.exit(code === 78 ? 78 : 1);
   }
   let stopping = false;
   let listening = 0;
