@@ -57,12 +57,12 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
  * differs from the other nodes' stops the start, naming its setting, with 78 like any
  * other configuration error.
  */
-async function checkKeysOrExit(config: Config, handle: ReturnType<typeof openDatabase>) {
+async function checkKeysOrExit(config: Config, handle: ReturnType<typeof openDatabase>): Promise<void> {
   const { checkNodeKeys } = await import('./node-keys.js');
   const problems = await checkNodeKeys(handle.longWorkDb, config, systemClock.now());
   if (!problems.length) return;
   for (const line of problems) process.stderr.write(`configuration: ${line}\n`);
-  await handle.destroy();
+  // At once, as for the other configuration errors (nothing was written but fingerprints).
   process.exit(78);
 }
 
