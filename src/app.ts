@@ -1,7 +1,6 @@
 // buildApp({ config, handle, clock }) -> a ready-to-listen Fastify instance: the shared
 // HTTP conventions from http/, then every area from areas/index.ts.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Kysely } from 'kysely';
@@ -10,7 +9,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import type { Database } from './db/schema.js';
 import { systemClock, type Clock } from './clock.js';
-import { registerErrorHandler, HttpError, errorReply } from './http/errors.js';
+import { registerErrorHandler, errorReply } from './http/errors.js';
 import { answerConditionally } from './http/conditional.js';
 import { formatOutput } from './http/output.js';
 import { caseInsensitiveEnumsOf, digitStringsToIntegers, nulInUrl, registerBodyParsers, registerBodyTextGuard } from './http/body.js';
@@ -34,6 +33,8 @@ import type { MediaUsageCheck } from './areas/media/media-usage.js';
 
 import { BASE_PATH } from './http/base-path.js';
 import { registerLoginAttempts } from './http/login-attempts.js';
+import { registerRateLimits } from './http/rate-limits.js';
+import { registerDrain } from './http/drain.js';
 
 export { BASE_PATH };
 
@@ -204,14 +205,11 @@ export async function buildApp(options: BuildAppOptions) {
     }
     done(null, out);
   });
+  registerDrain(app);
   registerOps(app, handle, config);
   const startResponse = registerResponseHeaders(app, config.corsOrigins, config.publicUrl);
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_req, ctx) =>
-      new HttpError(429, 'rate_limited', `Too many attempts; try again in ${Math.ceil(ctx.ttl / 1000)} seconds.`, undefined, undefined, { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) }),
-  });
-  registerLoginAttempts(app, config, clock);
+  registerRateLimits(app, handle.db, clock);
+  registerLoginAttempts(app, handle.db, config, clock);
   const authenticate = registerAuth(app, { db: handle.db, clock, basePath: BASE_PATH, config });
   // One onRequest hook, not three (each is a step of Fastify's runner on every request): the
   // response's headers (a preflight is answered there), who calls, then a NUL in the URL.

@@ -77,7 +77,10 @@ export const SETTINGS: Record<string, SettingRule> = {
   IMAGE_MAX_EDIT_PIXELS: int(),
   METRICS_TOKEN: secret,
   MEDIA_URL_SECRET: secret,
+  MEDIA_URL_SECRET_PREVIOUS: secret,
   MEDIA_URL_TTL: int(),
+  MEDIA_STORAGE: { kind: 'enum', values: ['fs', 's3'] },
+  SHUTDOWN_DRAIN_MS: int(),
   MEDIA_QUOTA_BYTES: int(),
   MEDIA_ADMIN_QUOTA_BYTES: int(),
   MEDIA_UPLOADS_PER_HOUR: int(),
@@ -104,6 +107,21 @@ export const SETTINGS: Record<string, SettingRule> = {
   WEBHOOK_MAX_FAILURES: int(),
   WEBHOOKS_APPROVALS_DEFAULT: bool,
   APPROVAL_TOKEN_TTL: int(),
+};
+
+/** Keys a node shares with every other node (docs/operations.md, "Node keys"): at least this many bytes when set. */
+export const NODE_KEY_MIN_BYTES = 32;
+export const NODE_KEYS = ['MEDIA_URL_SECRET', 'WEBHOOK_SECRETS_KEY', 'AUDIT_CHAIN_KEY'] as const;
+
+/**
+ * Settings another setting's value makes required. With MEDIA_STORAGE=s3 (several nodes,
+ * no shared DATA_DIR) a key generated into one node's data folder would differ on the
+ * next: each node key must be set, the same on every node.
+ */
+export const REQUIRED_WITH: Record<string, Record<string, { names: readonly string[]; minBytes: number; why: string }>> = {
+  MEDIA_STORAGE: {
+    s3: { names: NODE_KEYS, minBytes: NODE_KEY_MIN_BYTES, why: 'every node must share it' },
+  },
 };
 
 /** A wrong setting: its message is the whole report, one line per setting, no stack needed. */
@@ -188,6 +206,16 @@ export function checkSettings(env: NodeJS.ProcessEnv): void {
     if (value === undefined || value === '') continue;
     const allowed = problem(rule, value);
     if (allowed) lines.push(`${name} must be ${allowed}, got "${shown(rule, value)}"`);
+  }
+  for (const [setting, byValue] of Object.entries(REQUIRED_WITH)) {
+    const value = env[setting]?.trim();
+    const required = value ? byValue[value] : undefined;
+    if (!required) continue;
+    for (const name of required.names) {
+      const given = env[name] ?? '';
+      if (!given) lines.push(`${name} must be set with ${setting}=${value} (${required.why}): at least ${required.minBytes} bytes, the same on every node`);
+      else if (Buffer.byteLength(given, 'utf8') < required.minBytes) lines.push(`${name} must be at least ${required.minBytes} bytes with ${setting}=${value}, got ${Buffer.byteLength(given, 'utf8')}`);
+    }
   }
   if (lines.length) throw new ConfigError(lines.join('\n'));
 }

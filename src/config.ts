@@ -103,8 +103,14 @@ export interface Config {
   metricsToken: string;
   /** The key of signed media URLs (HMAC); empty: a random key kept in DATA_DIR/media-url.key. */
   mediaUrlSecret: string;
+  /** The media URL key before the last change: URLs it signed still verify, for one URL lifetime (media.urls.ts); empty: none. */
+  mediaUrlSecretPrevious: string;
   /** How long a signed media URL works at least, in seconds (at most twice as long). */
   mediaUrlTtl: number;
+  /** Where stored files live: `fs` (DATA_DIR) or `s3`; with `s3` the node keys must be set (config.rules.ts REQUIRED_WITH). */
+  mediaStorage: 'fs' | 's3';
+  /** On SIGTERM, how long the server keeps serving with /readyz 503 before it closes, in ms (http/drain.ts). */
+  shutdownDrainMs: number;
   /** Bytes a user's media (originals, variants, encodings) may take; 0: no limit. */
   mediaQuotaBytes: number;
   /** The same for Admins; 0: no limit. */
@@ -267,6 +273,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageMaxEditPixels: Math.max(1, int('IMAGE_MAX_EDIT_PIXELS', env.IMAGE_MAX_EDIT_PIXELS, 40_000_000)),
     metricsToken: env.METRICS_TOKEN || '',
     mediaUrlSecret: env.MEDIA_URL_SECRET || '',
+    mediaUrlSecretPrevious: env.MEDIA_URL_SECRET_PREVIOUS || '',
+    mediaStorage: env.MEDIA_STORAGE?.trim() === 's3' ? 's3' : 'fs',
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),
     // A cached guide record holds signed URLs: they must outlive it.
     mediaUrlTtl: Math.max(1, guideCacheTtl, int('MEDIA_URL_TTL', env.MEDIA_URL_TTL, 3600)),
     mediaQuotaBytes: int('MEDIA_QUOTA_BYTES', env.MEDIA_QUOTA_BYTES, 1024 * 1024 * 1024),

@@ -1,5 +1,6 @@
 // `npm start`: migrate, load the demo site the first time, listen, and shut down
-// gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM.
+// gracefully (in-flight requests finish; background work stops) on SIGINT/SIGTERM; on
+// SIGTERM after a drain of SHUTDOWN_DRAIN_MS (http/drain.ts).
 //
 // WEB_CONCURRENCY=N (N > 1): a process of its own migrates and seeds once, then N server
 // processes (node:cluster) share the port and the database. What each keeps in
@@ -51,6 +52,20 @@ async function seedDemo(config: Config, handle: ReturnType<typeof openDatabase>)
   say(`  (the generated password of ${config.adminEmail} is in ${file}; author@example.com, moderator@example.com and user@example.com share it)\n`);
 }
 
+/**
+ * The node keys against the fingerprints the database keeps (node-keys.ts): a key that
+ * differs from the other nodes' stops the start, naming its setting, with 78 like any
+ * other configuration error.
+ */
+async function checkKeysOrExit(config: Config, handle: ReturnType<typeof openDatabase>): Promise<void> {
+  const { checkNodeKeys } = await import('./node-keys.js');
+  const problems = await checkNodeKeys(handle.longWorkDb, config, systemClock.now());
+  if (!problems.length) return;
+  for (const line of problems) process.stderr.write(`configuration: ${line}\n`);
+  // At once, as for the other configuration errors (nothing was written but fingerprints).
+  process.exit(78);
+}
+
 // The app is imported (dynamically) by the processes that run it, never by a supervisor,
 // whose memory would otherwise hold every area's code and schemas for nothing.
 
@@ -60,6 +75,7 @@ async function prepare(config: Config) {
   const { migrateToLatest } = await import('./db/migrate.js');
   const handle = openDatabase(config.databaseUrl, { namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
   const ran = await migrateToLatest(handle.longWorkDb);
+  await checkKeysOrExit(config, handle);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   await seedDemo(config, handle);
@@ -75,6 +91,7 @@ async function serve(config: Config, prepared: boolean) {
   // jobs and the stamps' upkeep run on `longWorkDb`, without that bound.
   const handle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, namedStatements: config.pgPreparedStatements, ...requestBounds(config) });
   const ran = prepared ? [] : await migrateToLatest(handle.longWorkDb);
+  await checkKeysOrExit(config, handle);
   const app = await buildApp({ config, handle, clock: systemClock });
   if (ran.length) app.log.info({ migrations: ran }, 'database migrated');
   if (!prepared) await seedDemo(config, handle);
@@ -84,9 +101,16 @@ async function serve(config: Config, prepared: boolean) {
   // supervisor passes it on as SIGTERM: one signal, one graceful shutdown (a second would
   // make close-with-grace exit at once).
   if (prepared) process.on('SIGINT', () => {});
-  closeWithGrace({ delay: 10_000, ...(prepared ? { skip: ['SIGINT'] } : {}) }, async ({ signal, err }) => {
+  // SIGTERM (a deployment's stop): first a drain of SHUTDOWN_DRAIN_MS (http/drain.ts), still
+  // serving, /readyz 503, every answer closing its connection; then the close.
+  closeWithGrace({ delay: config.shutdownDrainMs + 10_000, ...(prepared ? { skip: ['SIGINT'] } : {}) }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    if (signal === 'SIGTERM' && config.shutdownDrainMs > 0) {
+      app.drain.start();
+      app.log.info({ drainMs: config.shutdownDrainMs }, 'draining: /readyz answers 503, connections close after their answer');
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    }
     await app.close();
     await stampUpkeep?.stop();
     // Only after every plugin's onClose hook: those may still write (buffered view history).
@@ -104,7 +128,8 @@ async function supervise(config: Config) {
   const code = await new Promise<number | null>((resolve) => cluster.fork({ CONTENT_PLATFORM_ROLE: 'prepare' }).once('exit', (c) => resolve(c)));
   if (code !== 0) {
     console.error('preparing the database failed; not starting the server processes');
-    process.exit(1);
+    // A configuration problem found there (a node key that differs) keeps its 78.
+    process.exit(code === 78 ? 78 : 1);
   }
   let stopping = false;
   let listening = 0;

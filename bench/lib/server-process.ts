@@ -72,6 +72,8 @@ export async function startServer(options: { databaseUrl: string; port?: number;
     LOGIN_RATE_LIMIT: '1000000',
     LOG_LEVEL: 'warn',
     JOB_POLL_MS: '100',
+    // A stop (SIGTERM) closes at once unless a test asks for a drain (test/reliability/drain.test.ts).
+    SHUTDOWN_DRAIN_MS: '0',
     ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
     ...options.env,
   };

@@ -61,8 +61,27 @@ export interface VideoTable {
   created_date: number;
 }
 
+/** A rate limit's count for one key (http/rate-limits.ts): attempts in the window from `window_start` to `expires_at`. */
+export interface RateLimitCountTable {
+  key: string;
+  window_start: number;
+  count: number;
+  expires_at: number;
+}
+
+/** An account's failed passwords in a row (http/login-attempts.ts). */
+export interface RateLimitAccountTable {
+  account: string;
+  failures: number;
+  last_failed: number;
+  /** An attempt let through during a delay holds the next ones back until then (ms). */
+  held_until_ms: number;
+}
+
 export interface FoundationTables {
   site_state: SiteStateTable;
+  rate_limit_counts: RateLimitCountTable;
+  rate_limit_accounts: RateLimitAccountTable;
   jobs: JobTable;
   images: ImageTable;
   wikis: WikiTable;

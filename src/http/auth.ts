@@ -233,7 +233,7 @@ const ACCESS_TEXT: Record<Access, string> = {
   admin: 'Access: Admins only.',
 };
 
-/** A rate-limited route (@fastify/rate-limit, or the login limiter of login-attempts.ts). */
+/** A rate-limited route (rate-limits.ts, or the login limiter of login-attempts.ts). */
 const countsAttempts = (config: { rateLimit?: unknown; loginAttempts?: true } | undefined) => Boolean(config?.rateLimit || config?.loginAttempts);
 
 /** Requests that came with a working session cookie that the CSRF rule refused (they are anonymous). */

@@ -10,10 +10,16 @@
 //     `login_delayed` with Retry-After, without hash work. Never a lockout: the delay is
 //     bounded, so the account's owner is let in at most that long after an attacker's last
 //     failure; a success clears the count.
-// Time is the app's clock (tests move it); memory is bounded (the oldest entries go first).
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+// Both are counted in the database (rate_limit_counts through rate-limits.ts, and
+// rate_limit_accounts), so that every process and every node on the database enforce one
+// limit. Time is the app's clock (tests move it).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { Clock } from '../clock.js';
-import { HttpError } from './errors.js';
+import { addressKey, limitAttempts, tooMany } from './rate-limits.js';
+
+export { addressKey } from './rate-limits.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,42 +45,13 @@ export interface LoginLimits {
 const WINDOW_SECONDS = 60;
 /** An account's failures are forgotten after this long without one. */
 const ACCOUNT_MEMORY_SECONDS = 3600;
-/** Entries kept per map (addresses, accounts); beyond, the least recently touched go. */
-const MAX_ENTRIES = 20_000;
-
-const tooMany = (code: string, message: string, retryAfter: number) =>
-  new HttpError(429, code, message, undefined, undefined, { 'retry-after': String(Math.max(1, retryAfter)) });
-
-/** The address an attempt is counted for: an IPv6 client by its /64 (one host holds a whole one). */
-export function addressKey(ip: string): string {
-  if (!ip.includes(':') || ip.startsWith('::ffff:')) return ip.replace(/^::ffff:/, '');
-  const groups = ip.split('::')[0].split(':');
-  return `${groups.slice(0, 4).join(':')}::/64`;
-}
-
-/** A Map used as a bounded LRU: a touched key moves to the end; past the bound, the first goes. */
-function touch<V>(map: Map<string, V>, key: string, value: V) {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value!);
-}
 
 export class LoginAttempts {
-  private addresses = new Map<string, { start: number; count: number }>();
-  private accounts = new Map<string, { failures: number; notBefore: number; last: number }>();
+  constructor(private db: Kysely<Database>, private limits: LoginLimits, private clock: Clock) {}
 
-  constructor(private limits: LoginLimits, private clock: Clock) {}
-
-  /** Counts an attempt from `ip`; 429 past LOGIN_RATE_LIMIT in the minute. */
-  countAddress(ip: string): void {
-    const now = this.clock.now();
-    const key = addressKey(ip);
-    const seen = this.addresses.get(key);
-    const entry = seen && now - seen.start < WINDOW_SECONDS ? { start: seen.start, count: seen.count + 1 } : { start: now, count: 1 };
-    touch(this.addresses, key, entry);
-    if (entry.count > this.limits.loginRateLimit) {
-      throw tooMany('rate_limited', `Too many attempts; try again in ${entry.start + WINDOW_SECONDS - now} seconds.`, entry.start + WINDOW_SECONDS - now);
-    }
+  /** Counts an attempt from `ip`; 429 past LOGIN_RATE_LIMIT in the minute. One statement. */
+  countAddress(ip: string): Promise<void> {
+    return limitAttempts(this.db, this.clock, `login:${addressKey(ip)}`, this.limits.loginRateLimit, WINDOW_SECONDS);
   }
 
   /** The delay after `failures` failures in a row, in ms (0 below the threshold). */
@@ -84,40 +61,61 @@ export class LoginAttempts {
     return Math.min(max, base * 2 ** Math.min(30, failures - threshold));
   }
 
+  private get delays(): boolean {
+    return this.delayAfter(Math.max(1, this.limits.loginAccountFailures)) > 0;
+  }
+
   /**
    * Before a password is verified for `account` (the user's id, or the login typed when no
    * account has it): 429 `login_delayed` while the account's delay runs. An attempt let
-   * through starts the next delay at once, so parallel attempts do not slip through together.
+   * through starts the next delay at once (a conditional update: of parallel attempts, one
+   * wins), so parallel attempts do not slip through together.
    */
-  beforeVerify(account: string): void {
-    const now = this.clock.now() * 1000;
-    const entry = this.current(account);
-    if (!entry) return;
-    if (now < entry.notBefore) {
-      const wait = Math.ceil((entry.notBefore - now) / 1000);
-      throw tooMany('login_delayed', `Too many wrong passwords for this account; try again in ${wait} seconds.`, wait);
-    }
-    const delay = this.delayAfter(entry.failures);
-    if (delay > 0) touch(this.accounts, account, { ...entry, notBefore: now + delay });
-  }
-
-  failed(account: string): void {
+  async beforeVerify(account: string): Promise<void> {
+    if (!this.delays) return;
     const now = this.clock.now();
-    const failures = (this.current(account)?.failures ?? 0) + 1;
-    touch(this.accounts, account, { failures, last: now, notBefore: now * 1000 + this.delayAfter(failures) });
+    const entry = await this.db.selectFrom('rate_limit_accounts').select(['failures', 'last_failed', 'held_until_ms'])
+      .where('account', '=', account).where('last_failed', '>=', now - ACCOUNT_MEMORY_SECONDS).executeTakeFirst();
+    if (!entry) return;
+    const delay = this.delayAfter(entry.failures);
+    if (delay <= 0) return;
+    const nowMs = now * 1000;
+    const notBefore = Math.max(Number(entry.last_failed) * 1000 + delay, Number(entry.held_until_ms));
+    const refuse = (until: number) => {
+      const wait = Math.ceil((until - nowMs) / 1000);
+      return tooMany('login_delayed', `Too many wrong passwords for this account; try again in ${wait} seconds.`, wait);
+    };
+    if (nowMs < notBefore) throw refuse(notBefore);
+    const held = await this.db.updateTable('rate_limit_accounts').set({ held_until_ms: nowMs + delay })
+      .where('account', '=', account).where('failures', '=', entry.failures).where('held_until_ms', '=', entry.held_until_ms)
+      .executeTakeFirst();
+    // Another attempt (on any node) was let through meanwhile: this one waits its delay.
+    if (Number(held.numUpdatedRows) !== 1) throw refuse(nowMs + delay);
   }
 
-  succeeded(account: string): void {
-    this.accounts.delete(account);
+  /** A wrong password for `account`: one more failure in a row (one statement). */
+  async failed(account: string): Promise<void> {
+    if (!this.delays) return;
+    const now = this.clock.now();
+    const forgotten = sql<boolean>`rate_limit_accounts.last_failed < ${now - ACCOUNT_MEMORY_SECONDS}`;
+    await this.db.insertInto('rate_limit_accounts').values({ account, failures: 1, last_failed: now, held_until_ms: 0 })
+      .onConflict((oc) => oc.column('account').doUpdateSet({
+        failures: sql<number>`case when ${forgotten} then 1 else rate_limit_accounts.failures + 1 end`,
+        held_until_ms: sql<number>`case when ${forgotten} then 0 else rate_limit_accounts.held_until_ms end`,
+        last_failed: now,
+      }))
+      .returning('failures')
+      .executeTakeFirstOrThrow()
+      .then(async ({ failures }) => {
+        // A first failure in a row: accounts forgotten meanwhile go.
+        if (Number(failures) === 1) await this.db.deleteFrom('rate_limit_accounts').where('last_failed', '<', now - ACCOUNT_MEMORY_SECONDS).execute();
+      });
   }
 
-  private current(account: string) {
-    const entry = this.accounts.get(account);
-    if (entry && this.clock.now() - entry.last > ACCOUNT_MEMORY_SECONDS) {
-      this.accounts.delete(account);
-      return undefined;
-    }
-    return entry;
+  /** The right password: the account's failures are cleared. */
+  async succeeded(account: string): Promise<void> {
+    if (!this.delays) return;
+    await this.db.deleteFrom('rate_limit_accounts').where('account', '=', account).execute();
   }
 }
 
@@ -130,17 +128,10 @@ export const accountKey = (login: string, user: { userid: number } | undefined |
  * declares `config.loginAttempts` (a route-level onRequest hook: before validation and
  * before its access is checked, see auth.ts). Registered before the routes.
  */
-export function registerLoginAttempts(app: FastifyInstance, limits: LoginLimits, clock: Clock): void {
-  const attempts = new LoginAttempts(limits, clock);
+export function registerLoginAttempts(app: FastifyInstance, db: Kysely<Database>, limits: LoginLimits, clock: Clock): void {
+  const attempts = new LoginAttempts(db, limits, clock);
   app.decorate('loginAttempts', attempts);
-  const count: onRequestHookHandler = (request: FastifyRequest, _reply, done) => {
-    try {
-      attempts.countAddress(request.ip);
-    } catch (err) {
-      return done(err as Error);
-    }
-    done();
-  };
+  const count = async (request: FastifyRequest) => attempts.countAddress(request.ip);
   app.addHook('onRoute', (route) => {
     if (route.config?.loginAttempts) route.onRequest = [...[route.onRequest ?? []].flat(), count];
   });

@@ -134,6 +134,8 @@ export function registerOps(app: FastifyInstance, handle: DatabaseHandle, config
   const diskLow = lowDiskSpace([...new Set([config.dataDir, ...sqliteDir])], config.diskMinFreeMb);
   const databaseState = databaseReadiness(handle.db, config.readyzTimeoutMs);
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    // Draining before a shutdown (http/drain.ts): still serving, but out of rotation.
+    if (app.drain?.draining) return reply.status(503).send({ status: 'draining' });
     const status: Readiness = (await diskLow()) ? 'low disk space' : await databaseState();
     return status === 'ready' ? { status } : reply.status(503).send({ status });
   });

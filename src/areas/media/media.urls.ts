@@ -24,6 +24,22 @@ export function useMediaClock(config: Config, clock: Clock): void {
   clocks.set(config, clock);
 }
 
+const previous = new WeakMap<Config, { key: Buffer; until: number }>();
+
+/**
+ * MEDIA_URL_SECRET_PREVIOUS after a change of the key (node-keys.ts): URLs it signed still
+ * verify while they could have been handed out before the change, that is with an `exp` of
+ * at most `until` (the change's time plus two URL lifetimes).
+ */
+export function acceptPreviousMediaKey(config: Config, until: number): void {
+  if (config.mediaUrlSecretPrevious) previous.set(config, { key: Buffer.from(config.mediaUrlSecretPrevious, 'utf8'), until });
+}
+
+/** The key media URLs are signed with (node-keys.ts keeps its fingerprint). */
+export function mediaUrlKey(config: Config): Buffer {
+  return keyFor(config);
+}
+
 function keyFor(config: Config): Buffer {
   let key = keys.get(config);
   if (key) return key;
@@ -36,9 +52,15 @@ function keyFor(config: Config): Buffer {
   return key;
 }
 
-function mac(config: Config, kind: FileKind, guid: string, exp: number): string {
-  return createHmac('sha256', keyFor(config)).update(`${kind}/${guid}/${exp}`).digest('base64url').slice(0, 32);
+function mac(config: Config, kind: FileKind, guid: string, exp: number, key = keyFor(config)): string {
+  return createHmac('sha256', key).update(`${kind}/${guid}/${exp}`).digest('base64url').slice(0, 32);
 }
+
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
 
 const nowOf = (config: Config) => (clocks.get(config) ?? systemClock).now();
 
@@ -54,9 +76,9 @@ export function signatureLife(config: Config, kind: FileKind, guid: string, exp:
   if (typeof exp !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(exp) || sig.length !== 32) return 0;
   const left = Number(exp) - nowOf(config);
   if (left <= 0) return 0;
-  const want = Buffer.from(mac(config, kind, guid, Number(exp)));
-  const got = Buffer.from(sig);
-  return got.length === want.length && timingSafeEqual(got, want) ? left : 0;
+  if (sameText(sig, mac(config, kind, guid, Number(exp)))) return left;
+  const before = previous.get(config);
+  return before && Number(exp) <= before.until && sameText(sig, mac(config, kind, guid, Number(exp), before.key)) ? left : 0;
 }
 
 const signerIds = new WeakMap<Config, string>();

@@ -8,7 +8,8 @@
 // it read other files or loop forever. Every run has a time limit and an output cap
 // (process-runner.ts); duration, dimensions and streams are checked before any encode.
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, rmSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -241,10 +242,42 @@ async function fail(db: Kysely<Database>, videoid: number, reason: string) {
 /** Where video jobs keep their temporary files: under DATA_DIR, never the system's /tmp. */
 const tempRoot = (config: Config) => join(config.dataDir, 'tmp', 'video');
 
-/** Removes what video jobs of an earlier run left behind (a crash, a kill); called at start. */
+/**
+ * A job's folder under tempRoot names its owner: `job-<host>-<pid>-<random>`, so that
+ * processes and nodes sharing a DATA_DIR each sweep only their own leftovers.
+ */
+const jobPrefix = () => `job-${hostname().replace(/[^A-Za-z0-9.]/g, '_')}-${process.pid}-`;
+const OWNED = /^job-([A-Za-z0-9._]+)-(\d+)-[^-]+$/;
+/** Another host's folder is swept only when no job could still use it (a day past the longest encode). */
+const FOREIGN_AGE_MS = (config: Config) => 24 * 3600_000 + config.videoEncodeTimeoutMs;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes what video jobs of an earlier run left behind (a crash, a kill); called at start.
+ * Only this node's leftovers: a folder of this host whose process is gone (or is this one),
+ * an unowned folder of an older version, or another host's folder too old for any job.
+ */
 export function sweepVideoTemp(config: Config) {
-  rmSync(tempRoot(config), { recursive: true, force: true });
-  mkdirSync(tempRoot(config), { recursive: true });
+  const root = tempRoot(config);
+  mkdirSync(root, { recursive: true });
+  const host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+  for (const name of readdirSync(root)) {
+    const owner = OWNED.exec(name);
+    const path = join(root, name);
+    let sweep: boolean;
+    if (!owner) sweep = true;
+    else if (owner[1] === host) sweep = Number(owner[2]) === process.pid || !alive(Number(owner[2]));
+    else sweep = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > FOREIGN_AGE_MS(config);
+    if (sweep) rmSync(path, { recursive: true, force: true });
+  }
 }
 
 /** The video jobs running in this process, by videoid: deleting the video stops its job. */
@@ -299,7 +332,7 @@ async function processVideo(config: Config, videoid: number, ctx: JobContext) {
   }, HEARTBEAT_MS);
   const limits = { timeoutMs: config.videoEncodeTimeoutMs, maxOutputBytes: 64 * 1024, signal: cancel.signal };
   const input = inputArgs(video.mime, local.path);
-  const dir = await mkdtemp(join(tempRoot(config), 'job-'));
+  const dir = await mkdtemp(join(tempRoot(config), jobPrefix()));
   const written: string[] = [];
   try {
     await db.updateTable('videos').set({ state: 'processing' }).where('videoid', '=', video.videoid).execute();

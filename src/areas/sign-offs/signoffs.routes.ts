@@ -211,14 +211,14 @@ export async function signoffsRoutes(fastify: FastifyInstance) {
     const found = await findUserByLogin(db, request.body.login);
     const trainer = found && found.enabled && !(found.banned > 0) && (await mayRespond(db, found.userid, r)) ? found : null;
     const account = accountKey(request.body.login, found);
-    app.loginAttempts.beforeVerify(account);
+    await app.loginAttempts.beforeVerify(account);
     const ok = await verifyPassword(request.body.password, trainer?.password_hash || dummyHash);
     // 403, not 401: the caller's own token is fine; the trainer's credentials are not.
     if (!trainer || !ok) {
-      app.loginAttempts.failed(account);
+      await app.loginAttempts.failed(account);
       throw forbidden('The trainer\'s login or password is incorrect.', 'invalid_credentials');
     }
-    app.loginAttempts.succeeded(account);
+    await app.loginAttempts.succeeded(account);
     const { token, expires_at } = await issueSignoffToken(db, clock, r.signoff_requestid, trainer.userid);
     return { signoff_token: token, signoff_requestid: r.signoff_requestid, userid_signer: trainer.userid, expires_at };
   });

@@ -199,14 +199,14 @@ export async function checkCredentials(db: Kysely<Database>, config: Config, log
   const user = await findUserByLogin(db, login);
   // The account's growing delay (login-attempts.ts): refused before any hash work.
   const account = accountKey(login, user);
-  attempts.beforeVerify(account);
+  await attempts.beforeVerify(account);
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummy));
   if (!user || !ok) {
-    attempts.failed(account);
+    await attempts.failed(account);
     await failed(user?.userid ?? null);
     throw unauthorized('The login or password is incorrect.', 'invalid_credentials');
   }
-  attempts.succeeded(account);
+  await attempts.succeeded(account);
   if (!user.enabled || user.banned > 0) {
     await failed(user.userid);
     throw forbidden('This account is disabled.', 'account_disabled');

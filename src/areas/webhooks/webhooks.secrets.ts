@@ -9,6 +9,11 @@ import type { Config } from '../../config.js';
 
 const keys = new WeakMap<Config, Buffer>();
 
+/** The key webhook signing keys are sealed with (node-keys.ts keeps its fingerprint). */
+export function webhookSecretsKey(config: Config): Buffer {
+  return serverKey(config);
+}
+
 function serverKey(config: Config): Buffer {
   const known = keys.get(config);
   if (known) return known;

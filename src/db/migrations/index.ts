@@ -59,6 +59,7 @@ import * as oversight from './2026_12_04_1100_oversight.js';
 import * as quizHtmlSanitized from './2026_12_04_1200_quiz_html_sanitized.js';
 import * as tokenSessions from './2026_12_04_1400_token_sessions.js';
 import * as guideReaderView from './2026_12_04_1000_guide_reader_view.js';
+import * as rateLimits from './2026_12_05_0100_rate_limits.js';
 import * as auditLog from './2026_12_04_1700_audit_log.js';
 import * as signerNames from './2026_12_04_1800_signer_names.js';
 
@@ -123,4 +124,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_04_1700_audit_log': auditLog,
   '2026_12_04_1600_course_ids': courseIds,
   '2026_12_04_1800_signer_names': signerNames,
+  '2026_12_05_0100_rate_limits': rateLimits,
 };
