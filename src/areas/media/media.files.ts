@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { HttpError, notFound, unauthorized } from '../../http/errors.js';
-import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { IMAGE_VARIANTS, type ImageVariant } from './image-object.js';
 import { makeVariant, uprightOriginal, variantFormat } from './images.js';
 import { isGuid } from './guid.js';

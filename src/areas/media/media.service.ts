@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { HttpError, insufficientStorage, invalidField, isOutOfSpace, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
 import { isAdmin, parsePrivileges, type AuthUser } from '../../http/auth.js';
-import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
 import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Markup } from './images.js';
 import { newGuid } from './guid.js';
