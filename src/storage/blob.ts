@@ -8,6 +8,8 @@ export interface PresignOptions {
   expiresIn: number;
   contentType: string;
   contentDisposition?: string;
+  /** When the URL is signed (the app's clock); it works from then for `expiresIn` seconds. */
+  signedAt: number;
 }
 
 export interface BlobStore {

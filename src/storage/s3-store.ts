@@ -144,6 +144,7 @@ export class S3BlobStore implements BlobStore {
       Bucket: this.bucket, Key: this.k(key), ResponseContentType: o.contentType,
       ...(o.contentDisposition ? { ResponseContentDisposition: o.contentDisposition } : {}),
     });
-    return getSignedUrl(this.client, command, { expiresIn: o.expiresIn });
+    // SigV4 allows at most 7 days.
+    return getSignedUrl(this.client, command, { expiresIn: Math.min(o.expiresIn, 7 * 86_400), signingDate: new Date(o.signedAt * 1000) });
   }
 }
