@@ -218,7 +218,7 @@ function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
   const bucket = (env.S3_BUCKET || '').trim();
   if (!bucket) throw new ConfigError('MEDIA_STORAGE=s3 needs S3_BUCKET: the bucket that holds the stored files.');
   // A prefix names a folder of the bucket: no leading slash, one trailing slash.
-  const prefix = (env.S3_PREFIX || '').trim().replace(/^\/+|\/+$/g, '');
+  const prefix = (env.S3_PREFIX || '').trim().split('/').filter(Boolean).join('/');
   return {
     kind: 's3', bucket, endpoint: trimEndChar((env.S3_ENDPOINT || '').trim(), '/'), region: (env.S3_REGION || '').trim() || 'us-east-1',
     forcePathStyle: bool('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE, false), prefix: prefix ? `${prefix}/` : '',
