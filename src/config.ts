@@ -117,6 +117,12 @@ export interface Config {
   mediaAdminQuotaBytes: number;
   /** Uploads (and image edits) a user may make per hour; 0: no limit. Admins: no limit. */
   mediaUploadsPerHour: number;
+  /** Where stored files live (src/storage): `fs` under DATA_DIR, or an S3-compatible bucket. */
+  storage: StorageConfig;
+  /** How media URLs are answered: `app` streams from storage; `redirect` answers 302 to a presigned URL (s3 only). */
+  mediaUrlMode: 'app' | 'redirect';
+  /** Seconds a deleted item's stored files are kept before the job queue deletes them (a backup taken meanwhile stays whole). */
+  mediaDeleteGraceS: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -208,6 +214,23 @@ function requestTimeouts(env: NodeJS.ProcessEnv) {
   };
 }
 
+/** The storage backend's settings; `s3` needs S3_BUCKET. */
+export type StorageConfig =
+  | { kind: 'fs' }
+  | { kind: 's3'; bucket: string; endpoint: string; region: string; forcePathStyle: boolean; prefix: string };
+
+function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
+  if ((env.MEDIA_STORAGE || 'fs') !== 's3') return { kind: 'fs' };
+  const bucket = (env.S3_BUCKET || '').trim();
+  if (!bucket) throw new ConfigError('MEDIA_STORAGE=s3 needs S3_BUCKET: the bucket that holds the stored files.');
+  // A prefix names a folder of the bucket: no leading slash, one trailing slash.
+  const prefix = (env.S3_PREFIX || '').trim().split('/').filter(Boolean).join('/');
+  return {
+    kind: 's3', bucket, endpoint: trimEndChar((env.S3_ENDPOINT || '').trim(), '/'), region: (env.S3_REGION || '').trim() || 'us-east-1',
+    forcePathStyle: bool('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE, false), prefix: prefix ? `${prefix}/` : '',
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkSettings(env);
   const port = int('PORT', env.PORT, 3000);
@@ -219,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The specification: with public registration, register and login must carry an app id.
   if (publicRegistration && appIds.length === 0) throw new ConfigError('PUBLIC_REGISTRATION=true needs APP_IDS: the app ids that register and login requests must send in X-App-Id (comma list).');
   const guideCacheTtl = int('GUIDE_CACHE_TTL', env.GUIDE_CACHE_TTL, 300);
+  const storage = storageConfig(env);
+  const mediaUrlMode = env.MEDIA_URL_MODE === 'redirect' ? 'redirect' : 'app';
+  if (mediaUrlMode === 'redirect' && storage.kind !== 's3') throw new ConfigError('MEDIA_URL_MODE=redirect needs MEDIA_STORAGE=s3: presigned URLs point into the bucket.');
   return {
     port,
     webConcurrency: Math.max(1, int('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1)),
@@ -281,6 +307,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaQuotaBytes: int('MEDIA_QUOTA_BYTES', env.MEDIA_QUOTA_BYTES, 1024 * 1024 * 1024),
     mediaAdminQuotaBytes: int('MEDIA_ADMIN_QUOTA_BYTES', env.MEDIA_ADMIN_QUOTA_BYTES, 0),
     mediaUploadsPerHour: int('MEDIA_UPLOADS_PER_HOUR', env.MEDIA_UPLOADS_PER_HOUR, 60),
+    storage,
+    mediaUrlMode,
+    mediaDeleteGraceS: int('MEDIA_DELETE_GRACE_S', env.MEDIA_DELETE_GRACE_S, 7 * 24 * 3600),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),

@@ -11,6 +11,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { ManualClock } from '../../src/clock.js';
 import { buildApp, BASE_PATH } from '../../src/app.js';
 import { cloneTemplate, dropDatabase, withDatabase } from './pg.js';
+import { testBucket, testStorageIsS3 } from './s3.js';
 
 export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 
@@ -48,7 +49,9 @@ export async function buildTestApp(options: { config?: Partial<Config>; sqliteFi
     pgName = await cloneTemplate(template);
     url = withDatabase(process.env.TEST_DATABASE_URL, pgName);
   }
-  const config = testConfig({ databaseUrl: url, ...options.config });
+  // TEST_MEDIA_STORAGE=s3: the files go to a bucket of the test S3 server (test/helpers/s3.ts).
+  const bucket = testStorageIsS3() && !options.config?.storage ? await testBucket() : null;
+  const config = testConfig({ databaseUrl: url, ...(bucket ? { storage: bucket.storage } : {}), ...options.config });
   const handle = openDatabase(url, { poolSize: 5, ...requestBounds(config), ...options.database });
   if (!pgName) await migrateToLatest(handle.db);
   const clock = new ManualClock();
@@ -83,6 +86,7 @@ export async function buildTestApp(options: { config?: Partial<Config>; sqliteFi
       await app.close();
       await handle.destroy();
       if (pgName) await dropDatabase(pgName);
+      await bucket?.release();
     },
   };
 }

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { HttpError, notFound, unauthorized } from '../../http/errors.js';
-import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { IMAGE_VARIANTS, type ImageVariant } from './image-object.js';
 import { makeVariant, uprightOriginal, variantFormat } from './images.js';
 import { isGuid } from './guid.js';
@@ -19,6 +19,7 @@ import { signatureLife, useMediaClock, type FileKind } from './media.urls.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
+import type { Clock } from '../../clock.js';
 
 const KIND: Record<FileKind, MediaKind> = { images: 'image', videos: 'video', documents: 'document' };
 
@@ -76,7 +77,35 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return { start, end };
 }
 
-async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: BlobStore, key: string, o: { mime: string; etag: string; cache: string; filename?: string; ranges?: boolean }) {
+/** How a file is answered: its bytes streamed by the app, or (MEDIA_URL_MODE=redirect) a redirect to the bucket. */
+interface Sender {
+  store: BlobStore;
+  config: Config;
+  clock: Clock;
+}
+
+/**
+ * MEDIA_URL_MODE=redirect: a 302 to a presigned URL of the bucket, valid for MEDIA_URL_TTL,
+ * whose answer carries the file's type, and `attachment` for anything but images and
+ * video (a document is saved, not shown on the bucket's origin). Null: stream it.
+ */
+async function redirectTo(s: Sender, key: string, o: { mime: string; filename?: string }): Promise<string | null> {
+  if (s.config.mediaUrlMode !== 'redirect') return null;
+  const inline = o.mime.startsWith('image/') || o.mime.startsWith('video/');
+  const name = (o.filename ?? key.split('/').pop()!).replace(/[^\x20-\x7e]|"/g, '_');
+  return s.store.presignedUrl(key, {
+    expiresIn: s.config.mediaUrlTtl, contentType: o.mime, signedAt: s.clock.now(),
+    ...(inline ? {} : { contentDisposition: `attachment; filename="${name}"` }),
+  });
+}
+
+async function sendBlob(request: FastifyRequest, reply: FastifyReply, sender: Sender, key: string, o: { mime: string; etag: string; cache: string; filename?: string; ranges?: boolean }) {
+  const { store } = sender;
+  const to = await redirectTo(sender, key, o);
+  if (to) {
+    // The redirect names a URL that expires: no cache keeps it.
+    return reply.status(302).header('location', to).header('cache-control', 'no-store').send();
+  }
   const size = await store.size(key);
   if (size === null) throw notFound('File');
   reply.header('cache-control', o.cache);
@@ -109,6 +138,7 @@ async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: Blo
 export async function mediaFileRoutes(app: FastifyInstance) {
   const { db, config, clock } = app;
   const store = blobStoreFor(config);
+  const sender: Sender = { store, config, clock };
   useMediaClock(config, clock);
   // A private site: an unsigned path answers nobody without a session, whether or not the file exists.
   if (config.privateSite) {
@@ -127,7 +157,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     const original = img.blob_key;
     const out = variantFormat(img.mime);
     if (variant === 'original' && img.orientation === 1) {
-      return sendBlob(request, reply, store, original, { mime: img.mime, etag: `${guid}.original`, cache });
+      return sendBlob(request, reply, sender, original, { mime: img.mime, etag: `${guid}.original`, cache });
     }
     const key = `variants/${guid}/${variant}`;
     await ensureVariant(store, key, async () => {
@@ -139,7 +169,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
         await local.release();
       }
     }, (bytes) => db.updateTable('images').set((eb) => ({ variant_bytes: eb('variant_bytes', '+', bytes) })).where('imageid', '=', img.imageid).execute());
-    return sendBlob(request, reply, store, key, { mime: out.mime, etag: `${guid}.${variant}`, cache });
+    return sendBlob(request, reply, sender, key, { mime: out.mime, etag: `${guid}.${variant}`, cache });
   });
 
   app.get<{ Params: { file: string } }>('/files/videos/:file', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
@@ -151,11 +181,11 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     const cache = await fileAccess(db, config, request, 'videos', guid, video.videoid);
     if (name === 'original') {
       if (!video.blob_key) throw notFound('Video');
-      return sendBlob(request, reply, store, video.blob_key, { mime: video.mime, etag: `${guid}.original`, cache, ranges: true, filename: video.filename });
+      return sendBlob(request, reply, sender, video.blob_key, { mime: video.mime, etag: `${guid}.original`, cache, ranges: true, filename: video.filename });
     }
     const enc = await db.selectFrom('video_encodings').select(['blob_key', 'mime']).where('videoid', '=', video.videoid).where('format', '=', name).executeTakeFirst();
     if (!enc) throw notFound('Video encoding');
-    return sendBlob(request, reply, store, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, cache, ranges: true });
+    return sendBlob(request, reply, sender, enc.blob_key, { mime: enc.mime, etag: `${guid}.${name}`, cache, ranges: true });
   });
 
   app.get<{ Params: { file: string } }>('/files/documents/:file', { schema: { hide: true }, config: { session: true } }, async (request, reply) => {
@@ -164,6 +194,6 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     const doc = await db.selectFrom('documents').select(['documentid', 'blob_key', 'mime', 'filename']).where('guid', '=', m[1]).executeTakeFirst();
     if (!doc) throw notFound('Document');
     const cache = await fileAccess(db, config, request, 'documents', m[1], doc.documentid);
-    return sendBlob(request, reply, store, doc.blob_key, { mime: doc.mime, etag: `${m[1]}.pdf`, cache, ranges: true, filename: doc.filename });
+    return sendBlob(request, reply, sender, doc.blob_key, { mime: doc.mime, etag: `${m[1]}.pdf`, cache, ranges: true, filename: doc.filename });
   });
 }

@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { HttpError, insufficientStorage, invalidField, isOutOfSpace, notFound, unprocessable, forbidden, type FieldError } from '../../http/errors.js';
 import { isAdmin, parsePrivileges, type AuthUser } from '../../http/auth.js';
-import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { sniff, SNIFF_BYTES, type Sniffed } from './sniff.js';
 import { exifRecord, markupColor, readImageInfo, renderEdit, type Crop, type Markup } from './images.js';
 import { newGuid } from './guid.js';
@@ -22,6 +22,8 @@ import type { MediaItem, MediaType } from './media.schemas.js';
 import { MEDIA_TYPES } from './media.schemas.js';
 
 export const PURGE_JOB = 'media.purge';
+/** A purge that fails (storage unreachable) is tried again, with the queue's backoff, this often. */
+const PURGE_ATTEMPTS = 10;
 
 export const KIND_OF: Record<MediaType, UsageKind> = { GuideImage: 'image', GuideVideoObject: 'video', GuideEmbedObject: 'embed', Document: 'document' };
 const TYPE_OF: Record<string, MediaType> = { image: 'GuideImage', video: 'GuideVideoObject', document: 'Document', embed: 'GuideEmbedObject' };
@@ -262,13 +264,15 @@ export async function findOwnItem(db: Kysely<Database>, user: AuthUser, type: Me
 
 /**
  * Deletes a library item. Refused (422, code `in_use`) while content its owner may edit
- * uses it, as the areas' usage checks (`s.mediaUsages`) say. The files go in a background job once the rows are gone.
+ * uses it, as the areas' usage checks (`s.mediaUsages`) say. The rows go at once (the quota
+ * counts rows, so the space is free at once); the files are deleted by a job queued in the
+ * same transaction to run after MEDIA_DELETE_GRACE_S, so that a backup of the database
+ * taken meanwhile finds every file it names (the job is retried when storage fails).
  */
 export async function deleteItem(s: Services, user: AuthUser, type: MediaType, id: number): Promise<void> {
   const { db, clock } = s;
   const item = await findOwnItem(db, user, type, id);
   const kind = KIND_OF[type];
-  let purge: { keys: string[]; prefixes: string[] } | null = null;
   try {
     await db.transaction().execute(async (trx) => {
       const owner = await trx.selectFrom('users').select(['userid', 'privileges']).where('userid', '=', item.userid).executeTakeFirst();
@@ -310,8 +314,7 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
         await trx.deleteFrom('media_items').where('itemid', '=', item.itemid).execute();
         await trx.deleteFrom('embeds').where('embedid', '=', id).execute();
       }
-      if (keys.length || prefixes.length) await enqueueJob(trx, clock, PURGE_JOB, { keys, prefixes });
-      purge = { keys, prefixes };
+      if (keys.length || prefixes.length) await enqueueJob(trx, clock, PURGE_JOB, { keys, prefixes }, { runAt: clock.now() + s.config.mediaDeleteGraceS, maxAttempts: PURGE_ATTEMPTS });
     });
     if (kind === 'video') cancelVideoWork(id);
   } catch (err) {
@@ -319,9 +322,6 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
     if (isForeignKeyViolation(err)) throw inUse([]);
     throw err;
   }
-  // The space is freed now, not when the job queue gets to it (it may be busy with an
-  // encode); the job, queued in the delete's transaction, is the fallback after a crash.
-  if (purge) await purgeJobHandler(s.config)(purge).catch(() => {});
 }
 
 function inUse(uses: Array<{ type: string; id: number }>) {

@@ -18,7 +18,7 @@ import type { Config } from '../../config.js';
 import type { JobContext, JobType } from '../../jobs/queue.js';
 import { invalidField } from '../../http/errors.js';
 import { ProgramError, runProgram } from '../../process-runner.js';
-import { blobStoreFor, type BlobStore } from './blob-store.js';
+import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { exifRecord, readImageInfo } from './images.js';
 import { newGuid } from './guid.js';
 import type { Sniffed } from './sniff.js';

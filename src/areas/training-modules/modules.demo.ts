@@ -1,8 +1,9 @@
 // Demo content: a small SCORM 1.2 package ("Safe lifting", one page with a button that
 // reports passed), imported like an upload and made current, as the stage of a course
 // assigned to Uma User; Arthur Author may manage modules.
+import { tempDir } from '../../storage/blob-store.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DemoContext } from '../area.js';
 import { assignCourse, createCourse } from '../courses/courses.service.js';
@@ -16,11 +17,15 @@ export async function seedModulesDemo(ctx: DemoContext) {
   if (!users.admin || !users.author || !users.user) return;
   await db.updateTable('users').set({ permissions: MANAGE_PERMISSION }).where('userid', '=', users.author).execute();
   const importid = await createImport(db, clock, users.author, null);
-  const dir = join(config.dataDir, 'modules', 'incoming');
+  const dir = tempDir(config, 'modules');
   await mkdir(dir, { recursive: true });
   const staged = join(dir, `demo-${randomBytes(6).toString('hex')}.zip`);
   await writeFile(staged, scormPackage('1.2', 'Safe lifting', { manifestVersion: '1' }));
-  await startImport(db, config, clock, importid, { kind: 'upload', staged });
+  try {
+    await startImport(db, config, clock, importid, { kind: 'upload', staged });
+  } finally {
+    await rm(staged, { force: true });
+  }
   // Unpacked now rather than by the worker, so that the demo is complete when seeding ends
   // (the queued job then finds the import complete and does nothing).
   await importJob(config, clock).run({ importid, seed: true }, {

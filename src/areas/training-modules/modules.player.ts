@@ -5,10 +5,10 @@
 // (scoped to one learner, one module version and one attempt; stored hashed): the page
 // never holds the learner's API token, and the content, which can read the page, can only
 // commit to that attempt. Both are served with a restrictive Content-Security-Policy.
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { extname, resolve, sep } from 'node:path';
+import { extname } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { hashToken } from '../../http/passwords.js';
@@ -16,7 +16,8 @@ import { launchFilePath } from './modules.manifest.js';
 import { findAttemptByToken, findImport, type AttemptRow, type ImportRow } from './modules.queries.js';
 import { absolute, commitPath, contentPath, playerPath } from './modules.records.js';
 import type { PlayerDataRecord } from './modules.schemas.js';
-import { importDir, safeEntryName } from './modules.zip.js';
+import { importPrefix, safeEntryName } from './modules.zip.js';
+import { blobStoreFor, checkKey } from '../../storage/blob-store.js';
 
 /** The player data of a launch. */
 export function playerData(config: Config, imp: ImportRow, launch: { attempt: AttemptRow; token: string }): PlayerDataRecord {
@@ -105,6 +106,7 @@ function notFoundPage(reply: FastifyReply) {
 /** The player's pages and files, outside /api/2.0. */
 export async function playerRoutes(app: FastifyInstance) {
   const { db, config, clock } = app;
+  const store = blobStoreFor(config, 'modules');
   let runtime: Buffer | null = null;
 
   async function launchOf(token: string): Promise<{ attempt: AttemptRow; imp: ImportRow } | null> {
@@ -151,14 +153,21 @@ export async function playerRoutes(app: FastifyInstance) {
     }
     const safe = safeEntryName(name);
     if (!safe || safe.endsWith('/')) return notFoundPage(reply);
-    const root = resolve(importDir(config.dataDir, launch.imp.importid));
-    const file = resolve(root, safe);
-    if (!file.startsWith(root + sep)) return notFoundPage(reply);
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) return notFoundPage(reply);
+    // Streamed from storage through the app whatever the backend (never a redirect into a
+    // bucket): the package's pages must stay on this origin, under CONTENT_CSP.
+    let key: string;
+    try {
+      key = `${importPrefix(launch.imp.importid)}/${safe}`;
+      checkKey(key);
+    } catch {
+      return notFoundPage(reply);
+    }
+    const size = await store.size(key);
+    const body = size === null ? null : await store.get(key);
+    if (size === null || !body) return notFoundPage(reply);
     // SAMEORIGIN whatever the type: the player frames the launch file, which may be a PDF or an image.
-    return reply.header('content-type', MIME[extname(file).toLowerCase()] ?? 'application/octet-stream').header('content-length', info.size)
+    return reply.header('content-type', MIME[extname(safe).toLowerCase()] ?? 'application/octet-stream').header('content-length', size)
       .header('content-security-policy', CONTENT_CSP).header('x-frame-options', 'SAMEORIGIN').header('cache-control', 'private, max-age=300')
-      .send(createReadStream(file));
+      .send(body);
   });
 }

@@ -3,6 +3,7 @@
 // used, the player data of a learner and the runtime's commits. Who may: modules.access.ts;
 // unpacking: modules.zip.ts; the manifest: modules.manifest.ts; the player page:
 // modules.player.ts.
+import { tempDir } from '../../storage/blob-store.js';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -225,7 +226,7 @@ export async function moduleRoutes(fastify: FastifyInstance) {
         if (Number.isFinite(declared) && declared > config.moduleMaxBytes) throw new HttpError(413, 'payload_too_large', `The package is larger than the limit of ${config.moduleMaxBytes} bytes.`);
         if (!body || typeof body.pipe !== 'function') throw invalidField('file', 'The request body is empty; send the package\'s bytes as the body.', 'missing_field');
         if (imp.status !== 'CREATED') throw notCreated(imp);
-        const dir = join(config.dataDir, 'modules', 'incoming');
+        const dir = tempDir(config, 'modules');
         await mkdir(dir, { recursive: true });
         const temp = join(dir, `${imp.importid}-${randomBytes(8).toString('hex')}.zip`);
         try {

@@ -2,8 +2,8 @@
 // transaction. The import job (`IMPORT_JOB`) downloads (URL imports, through the outgoing
 // guard), checks and unpacks a staged package and reads its manifest, writing its
 // progress as it goes; a cancelled import stops at its next progress write.
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { blobStoreFor } from '../../storage/blob-store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
@@ -12,7 +12,7 @@ import { enqueueJob, type JobContext, type JobType } from '../../jobs/queue.js';
 import { outgoingRequest, OutgoingRequestError } from '../../net/outgoing.js';
 import { newToken } from '../../http/passwords.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { importDir, PackageRefused, scanPackage, stagedZip, unpackPackage } from './modules.zip.js';
+import { importPrefix, PackageRefused, scanPackage, stagedKey, unpackPackage } from './modules.zip.js';
 import { launchFilePath, ManifestError, parseManifest } from './modules.manifest.js';
 import { findImport, type AttemptRow, type ImportRow } from './modules.queries.js';
 import { completeModuleStages } from './modules.completion.js';
@@ -59,7 +59,8 @@ export async function createImport(db: Kysely<Database>, clock: Clock, userid: n
 
 /**
  * Starts a CREATED import (one of several racing starts wins; the others: NotStartable).
- * An upload's package was checked already and waits at `staged`; it is moved into place.
+ * An upload's package was checked already and waits in the local file `staged`; it is
+ * stored (the `modules` store's `staged/`), and the caller removes the local file.
  */
 export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }, actor?: AuthUser) {
   const now = clock.now();
@@ -73,11 +74,8 @@ export async function startImport(db: Kysely<Database>, config: Config, clock: C
       // The URL is named, not recorded (it may carry the provider's token).
       await audit(trx, { action: 'training_module.import_started', actor, time: now, resource_type: 'training_module', resource_id: external_training_moduleid, changes: { importid: { new: importid }, source: { new: source.kind }, ...(source.kind === 'url' ? { source_url: {} } : {}) } });
     }
-    if (source.kind === 'upload') {
-      const target = stagedZip(config.dataDir, importid);
-      await mkdir(dirname(target), { recursive: true });
-      await rename(source.staged, target);
-    }
+    // Into storage, where whichever node claims the job finds it.
+    if (source.kind === 'upload') await blobStoreFor(config, 'modules').put(stagedKey(importid), createReadStream(source.staged));
     await enqueueJob(trx, clock, IMPORT_JOB, { importid }, { maxAttempts: 3 });
   });
 }
@@ -129,28 +127,32 @@ export function importJob(config: Config, clock: Clock): JobType {
     /** `seed`: run by the demo seed, which writes no audit entry. */
     async run(payload: { importid: number; seed?: boolean }, ctx: JobContext) {
       const db = ctx.db;
+      const store = blobStoreFor(config, 'modules');
       const imp = await findImport(db, payload.importid);
-      const staged = stagedZip(config.dataDir, payload.importid);
+      const staged = stagedKey(payload.importid);
       if (!imp || imp.status !== 'RUNNING') {
         // Cancelled before it ran: its package is not needed any more.
-        await rm(staged, { force: true });
+        await store.delete(staged);
         return;
       }
-      const dest = importDir(config.dataDir, imp.importid);
+      const dest = importPrefix(imp.importid);
+      let local: Awaited<ReturnType<typeof store.localFile>> = null;
       try {
-        await rm(dest, { recursive: true, force: true });
+        await store.deletePrefix(dest);
         if (imp.source === 'url') {
           await progress(db, imp.importid, 0, 'Downloading.');
           const res = await outgoingRequest(config, imp.source_url!, { maxBytes: config.moduleMaxBytes, timeoutMs: 120_000 });
           if (res.status !== 200) throw new Error(`The package URL answered HTTP ${res.status}.`);
-          await mkdir(dirname(staged), { recursive: true });
-          await writeFile(staged, res.body);
+          await store.putBuffer(staged, res.body);
           await progress(db, imp.importid, 10, 'Downloaded; checking the package.');
         }
-        const scanned = await scanPackage(staged, config);
+        // A zip is read by random access: from a local file (the store's own on fs, a download from a bucket).
+        local = await store.localFile(staged);
+        if (!local) throw new Error('The staged package is missing from storage.');
+        const scanned = await scanPackage(local.path, config);
         await progress(db, imp.importid, 15, 'Unpacking.');
         let last = 15;
-        const manifestText = await unpackPackage(staged, dest, { ...config, manifestMaxBytes: MANIFEST_MAX_BYTES }, async (done, total) => {
+        const manifestText = await unpackPackage(local.path, store, dest, { ...config, manifestMaxBytes: MANIFEST_MAX_BYTES }, async (done, total) => {
           const percent = 15 + Math.floor((80 * done) / Math.max(1, total));
           if (percent > last) {
             last = percent;
@@ -179,7 +181,7 @@ export function importJob(config: Config, clock: Clock): JobType {
         });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        await rm(dest, { recursive: true, force: true });
+        await store.deletePrefix(dest);
         if (!(err instanceof Cancelled)) {
           const message = err instanceof PackageRefused || err instanceof ManifestError ? err.message
             : err instanceof OutgoingRequestError ? `The package could not be downloaded: ${err.message}`
@@ -187,7 +189,8 @@ export function importJob(config: Config, clock: Clock): JobType {
           await fail(db, clock, imp.importid, message);
         }
       } finally {
-        if (!ctx.signal.aborted) await rm(staged, { force: true });
+        await local?.release();
+        if (!ctx.signal.aborted) await store.delete(staged);
       }
     },
     async giveUp(payload: { importid: number }, ctx) {
@@ -197,9 +200,10 @@ export function importJob(config: Config, clock: Clock): JobType {
   };
 }
 
-/** Whether an import's files are on disk (a completed import whose directory was not removed). */
+/** Whether an import's files are in storage (a completed import whose files were not removed). */
 export async function importFilesPresent(config: Config, importid: number): Promise<boolean> {
-  return stat(importDir(config.dataDir, importid)).then((s) => s.isDirectory(), () => false);
+  for await (const _file of blobStoreFor(config, 'modules').list(importPrefix(importid))) return true;
+  return false;
 }
 
 /**

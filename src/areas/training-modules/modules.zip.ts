@@ -6,11 +6,8 @@
 // - `unpackPackage` inflates every entry to a directory of its own, counting the bytes as
 //   they come (yauzl's validateEntrySizes stops an entry that inflates beyond what it
 //   declared); what only inflating reveals throws an ordinary error that ends the import.
-import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import type { BlobStore } from '../../storage/blob-store.js';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { declaresEntities } from './modules.manifest.js';
 
@@ -142,12 +139,11 @@ export async function scanPackage(path: string, limits: PackageLimits): Promise<
 }
 
 /**
- * Inflates every entry under `dest`. `progress(done, total)` is called after each file and
+ * Inflates every entry into `store` under `prefix/` (a folder's entry stores nothing). `progress(done, total)` is called after each file and
  * may throw to stop (a cancelled import). Answers the manifest's text.
  */
-export async function unpackPackage(path: string, dest: string, limits: PackageLimits & { manifestMaxBytes: number }, progress: (done: number, total: number) => Promise<void>): Promise<string> {
+export async function unpackPackage(path: string, store: BlobStore, prefix: string, limits: PackageLimits & { manifestMaxBytes: number }, progress: (done: number, total: number) => Promise<void>): Promise<string> {
   const zip = await openZip(path);
-  const root = resolve(dest);
   let written = 0;
   let done = 0;
   let manifest: Buffer | null = null;
@@ -156,12 +152,7 @@ export async function unpackPackage(path: string, dest: string, limits: PackageL
     await walkEntries(zip, async (entry) => {
       const name = safeEntryName(entry.fileName);
       if (name === null) throw new Error(`The entry "${entry.fileName.slice(0, 200)}" would be written outside the package.`);
-      const target = resolve(root, name);
-      if (target !== root && !target.startsWith(root + sep)) throw new Error(`The entry "${name}" would be written outside the package.`);
-      if (name.endsWith('/')) {
-        await mkdir(target, { recursive: true });
-      } else {
-        await mkdir(dirname(target), { recursive: true });
+      if (!name.endsWith('/')) {
         const stream = await new Promise<NodeJS.ReadableStream>((res, rej) => zip.openReadStream(entry, (err, s) => (err ? rej(err) : res(s))));
         const chunks: Buffer[] = [];
         const isManifest = name === MANIFEST;
@@ -176,7 +167,8 @@ export async function unpackPackage(path: string, dest: string, limits: PackageL
             cb(null, chunk);
           },
         });
-        await pipeline(stream, counter, createWriteStream(target, { flags: 'wx' }));
+        (stream as Readable).on('error', (e) => counter.destroy(e));
+        await store.put(`${prefix}/${name}`, (stream as Readable).pipe(counter));
         if (isManifest) manifest = Buffer.concat(chunks);
       }
       done += 1;
@@ -189,7 +181,7 @@ export async function unpackPackage(path: string, dest: string, limits: PackageL
   return (manifest as Buffer).toString('utf8');
 }
 
-/** The directory an import's files are unpacked to. */
-export const importDir = (dataDir: string, importid: number) => join(dataDir, 'modules', String(importid));
-/** Where a package waits between its upload or download and its unpacking. */
-export const stagedZip = (dataDir: string, importid: number) => join(dataDir, 'modules', 'staged', `${importid}.zip`);
+/** Where an import's files are, in the `modules` store (DATA_DIR/modules/<importid>/ on fs, as before). */
+export const importPrefix = (importid: number) => String(importid);
+/** Where a package waits between its upload or download and its unpacking, in the `modules` store. */
+export const stagedKey = (importid: number) => `staged/${importid}.zip`;

@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeAdmin, makeUser, type TestUser } from '../../helpers/factories.js';
-import { getFile, hasFfmpeg, makeImage, minimalPdf, solid, testVideo, upload } from '../../helpers/factories/media.js';
+import { getFile, hasFfmpeg, isStored, makeImage, minimalPdf, solid, storedKeys, testVideo, upload } from '../../helpers/factories/media.js';
 import type { MediaUsageCheck } from '../../../src/areas/media/media-usage.js';
 
 const ITEM_FIELDS = ['created_date', 'filename', 'guid', 'id', 'isReady', 'kind', 'mime', 'size', 'state', 'type'];
@@ -124,9 +122,14 @@ describe('DELETE /user/media/{type}/{itemId}', () => {
     expect((await t.get(`/media/images/${img.id}`)).statusCode).toBe(404);
     expect((await getFile(t, img.image.image.large)).statusCode).toBe(404);
     expect((await t.get(`/user/media/GuideImage/${img.id}`, { token: owner.token })).statusCode).toBe(404);
+    // The files stay for MEDIA_DELETE_GRACE_S (a backup taken meanwhile stays whole), then the purge job deletes them.
     await t.app.jobs.runDue();
-    expect(existsSync(join(t.config.dataDir, 'media', 'originals', img.guid))).toBe(false);
-    expect(existsSync(join(t.config.dataDir, 'media', 'variants', img.guid))).toBe(false);
+    expect(await isStored(t, `originals/${img.guid}`)).toBe(true);
+    expect(await storedKeys(t, `variants/${img.guid}`)).toEqual([`variants/${img.guid}/large`]);
+    t.clock.advance(t.config.mediaDeleteGraceS);
+    await t.app.jobs.runDue();
+    expect(await isStored(t, `originals/${img.guid}`)).toBe(false);
+    expect(await storedKeys(t, `variants/${img.guid}`)).toEqual([]);
   });
 
   it('deletes documents and embeds; an Admin may delete anyone\'s item', async () => {

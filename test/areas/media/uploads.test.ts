@@ -1,25 +1,16 @@
-import { readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
-import { hasFfmpeg, minimalPdf, noteSkippedWithoutFfmpeg, solid, testVideo, upload } from '../../helpers/factories/media.js';
+import { hasFfmpeg, minimalPdf, noteSkippedWithoutFfmpeg, solid, storedKeys, testVideo, upload } from '../../helpers/factories/media.js';
 
 let user: TestUser;
 const t = appForFile({ config: { mediaMaxBytes: 2_000_000, mediaMaxImageBytes: 1_000_000, mediaMaxDocumentBytes: 1_500_000 } }, async () => {
   user = await makeUser(t);
 });
 
-/** Every file under the blob store's root (nothing may be left by a refused upload). */
-function storedFiles(): string[] {
-  const root = join(t.config.dataDir, 'media');
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
-}
-
 async function counts() {
   const n = async (table: 'images' | 'videos' | 'documents' | 'media_items') => Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  return { images: await n('images'), videos: await n('videos'), documents: await n('documents'), items: await n('media_items'), files: storedFiles().length };
+  return { images: await n('images'), videos: await n('videos'), documents: await n('documents'), items: await n('media_items'), files: (await storedKeys(t)).length };
 }
 
 describe('POST /user/media/uploads', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp, appForFile } from '../../helpers/app.js';
 import { makeUser, type TestUser } from '../../helpers/factories.js';
-import { hasFfmpeg, noteSkippedWithoutFfmpeg, testVideo, upload } from '../../helpers/factories/media.js';
+import { hasFfmpeg, noteSkippedWithoutFfmpeg, storedKeys, testVideo, upload } from '../../helpers/factories/media.js';
 import { dashBehindAtom, gappedMp4, hlsBehindAtom, hugeTagsWebm, plainMp4, plainVideo } from '../../helpers/factories/hostile-media.js';
 import { expectGroupGone } from '../../helpers/processes.js';
 import { runningPrograms } from '../../../src/process-runner.js';
@@ -15,24 +15,18 @@ import { VIDEO_JOB } from '../../../src/areas/media/videos.js';
 
 noteSkippedWithoutFfmpeg('video attack tests (test/areas/media/video-attacks.test.ts)');
 
-const originals = (t: TestApp) => {
-  try {
-    return readdirSync(join(t.config.dataDir, 'media', 'originals')).length;
-  } catch {
-    return 0;
-  }
-};
+const originals = async (t: TestApp) => (await storedKeys(t, 'originals')).length;
 const videoCount = async (t: TestApp) => (await t.db.selectFrom('videos').select('videoid').execute()).length;
 const videoJob = (t: TestApp, videoid: number) => t.db.selectFrom('jobs').selectAll().where('type', '=', VIDEO_JOB).where('payload', 'like', `%:${videoid}}`).executeTakeFirstOrThrow();
 const videoRow = (t: TestApp, videoid: number) => t.db.selectFrom('videos').select(['state', 'state_reason']).where('videoid', '=', videoid).executeTakeFirstOrThrow();
 
 /** Uploads and expects a 422 on `file` that stored nothing and queued no job. */
 async function expectRefused(t: TestApp, user: TestUser, data: Buffer, name: string, code = 'invalid_value') {
-  const [files, videos] = [originals(t), await videoCount(t)];
+  const [files, videos] = [await originals(t), await videoCount(t)];
   const res = await upload(t, user, data, name);
   expect(res.statusCode, res.body).toBe(422);
   expect(res.json().errors[0]).toMatchObject({ field: 'file', code });
-  expect(originals(t)).toBe(files);
+  expect(await originals(t)).toBe(files);
   expect(await videoCount(t)).toBe(videos);
   expect(await t.app.jobs.runDue()).toBe(0);
   return res.json().errors[0].message as string;

@@ -2,6 +2,7 @@
 // preview), versions (current, draft, imports list), the manage permission, hostile
 // packages, the player page, package files and commits. Every answer is checked against
 // its schema in the OpenAPI document.
+import { storedKeys } from '../../helpers/factories/media.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,10 +206,11 @@ describe('hostile packages', () => {
     await errored(writeZip([{ name: 'imsmanifest.xml', data: manifest }]), /launch file "index.html" is not in the package/);
     await errored(writeZip([{ name: 'imsmanifest.xml', data: manifest.replace('identifierref="res1"', 'identifierref="nope"') }, { name: 'index.html', data: page }]), /No resource/);
     await errored(writeZip([{ name: 'imsmanifest.xml', data: '<?xml version="1.0"?><manifest identifier="x"><organizations/></manifest>' }, { name: 'index.html', data: page }]), /neither SCORM/);
-    // Nothing of the failed imports stays on disk.
+    // Nothing of the failed imports stays in storage, nor their staged packages.
     const failed = await t.db.selectFrom('training_module_imports').select('importid').where('status', '=', 'ERROR').execute();
-    const { existsSync } = await import('node:fs');
-    for (const f of failed) expect(existsSync(`${t.config.dataDir}/modules/${f.importid}`)).toBe(false);
+    expect(failed.length).toBe(5);
+    for (const f of failed) expect(await storedKeys(t, String(f.importid), 'modules')).toEqual([]);
+    expect(await storedKeys(t, 'staged', 'modules')).toEqual([]);
   });
 });
 

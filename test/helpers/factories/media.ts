@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { TestApp } from '../app.js';
+import { blobStoreFor, type Namespace } from '../../../src/storage/blob-store.js';
 import type { TestUser } from '../factories.js';
 
 export const hasFfmpeg = spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0
@@ -124,4 +125,16 @@ export function expectedSize(variant: string, w: number, h: number): [number, nu
   const [bw, bh] = INSIDE[variant];
   const s = Math.min(1, bw / w, bh / h);
   return [Math.round(w * s), Math.round(h * s)];
+}
+
+/** The keys the app's store holds (under `prefix/` when given), on whichever backend the run uses. */
+export async function storedKeys(t: Pick<TestApp, 'config'>, prefix?: string, namespace: Namespace = 'media'): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const o of blobStoreFor(t.config, namespace).list(prefix)) keys.push(o.key);
+  return keys.sort();
+}
+
+/** Whether the app's store holds `key`. */
+export async function isStored(t: Pick<TestApp, 'config'>, key: string, namespace: Namespace = 'media'): Promise<boolean> {
+  return (await blobStoreFor(t.config, namespace).size(key)) !== null;
 }
