@@ -103,7 +103,7 @@ describe('what auditing a login costs', () => {
   // lock, then the head read and the entry written), never in a transaction or round trip of its own.
   const postgres = () => t.app.dbHandle.dialect === 'postgres';
 
-  it('a login is one account read, then one transaction: the token, and the entry appended at its commit', async () => {
+  it('a login is its attempt counted, one account read, then one transaction: the token, and the entry appended at its commit', async () => {
     const user = await makeUser(t);
     const sql = await statementsOf(async () => {
       const ok = await t.post('/user/token', { body: { email: user.email, password: DEFAULT_PASSWORD } });
@@ -111,8 +111,9 @@ describe('what auditing a login costs', () => {
     });
     const begin = sql.findIndex((q) => /^begin/i.test(q));
     const commit = sql.findIndex((q) => /^commit/i.test(q));
-    // The account, read once (with the hash checked), before the transaction.
-    expect(sql.slice(0, begin)).toEqual([expect.stringMatching(/^select \* from "users" where/)]);
+    // The address's attempt counted (one statement, shared by every node: http/rate-limits.ts),
+    // then the account, read once (with the hash checked), before the transaction.
+    expect(sql.slice(0, begin)).toEqual([expect.stringMatching(/^insert into "rate_limit_counts"/), expect.stringMatching(/^select \* from "users" where/)]);
     expect(sql.slice(begin + 1, commit)).toEqual([
       expect.stringMatching(/^insert into "tokens"/),
       ...(postgres() ? [expect.stringMatching(/pg_advisory_xact_lock/)] : []),
@@ -120,16 +121,17 @@ describe('what auditing a login costs', () => {
       expect.stringMatching(/^insert into audit_log/),
     ]);
     // One transaction, and nothing written after it (the answer's record only reads).
-    expect(writes(sql)).toEqual([sql[begin], sql[begin + 1], sql[commit - 1], sql[commit]]);
+    expect(writes(sql)).toEqual([sql[0], sql[begin], sql[begin + 1], sql[commit - 1], sql[commit]]);
   });
 
-  it('a failed login is the account read, then one transaction of its entry alone', async () => {
+  it('a failed login is its attempt counted, the account read, then one transaction of its entry alone', async () => {
     const user = await makeUser(t);
     const sql = await statementsOf(async () => {
       const bad = await t.post('/user/token', { body: { email: user.email, password: 'not the password' } });
       expect(bad.statusCode).toBe(401);
     });
     expect(sql).toEqual([
+      expect.stringMatching(/^insert into "rate_limit_counts"/),
       expect.stringMatching(/^select \* from "users" where/),
       expect.stringMatching(/^begin/i),
       ...(postgres() ? [expect.stringMatching(/pg_advisory_xact_lock/)] : []),
