@@ -3,16 +3,21 @@
 // server keys. Files are copied before the database and again after it (the ones that
 // arrived meanwhile), so the snapshot's database names no file the snapshot lacks: stored
 // files are never changed in place, and a file the database no longer names is harmless.
+// With object storage (MEDIA_STORAGE=s3) the snapshot lists the bucket's objects, or, with
+// `copyObjects`, copies them into `files/<namespace>/<key>` (the filesystem's layout), so
+// that a restore can put them into a bucket or under DATA_DIR.
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { dialectOf, sqlitePath } from '../db/database.js';
+import { checkKey, makeStore, NAMESPACES, type Namespace } from '../storage/blob-store.js';
 
 export const BACKUP_FORMAT = 1;
 
@@ -23,8 +28,18 @@ export interface Manifest {
   created: string;
   database: 'sqlite' | 'postgres';
   databaseFile: string;
+  /** Where the site kept its stored files (absent: `fs`, backups made before object storage). */
+  storage?: 'fs' | 's3';
+  /** Copied files, as `<namespace>/<key>` (the filesystem's layout under DATA_DIR). */
   files: StoredFile[];
+  /** With `s3` and without `copyObjects`: the bucket's objects the database may name, not copied. */
+  objects?: Array<{ path: string; size: number }>;
   keys: string[];
+}
+
+export interface BackupOptions {
+  /** With object storage: copy every object into the snapshot (else only their list is kept). */
+  copyObjects?: boolean;
 }
 
 /** Progress lines go to stderr, so that stdout stays the command's result. */
@@ -71,13 +86,13 @@ async function walk(config: Config, exclude: string | null): Promise<{ files: st
   return { files: files.sort(), keys: keys.sort() };
 }
 
-/** Copies `from` to `to` and answers the bytes' size and SHA-256 (one read of the source). */
-async function copyHashed(from: string, to: string): Promise<{ size: number; sha256: string }> {
+/** Copies `from` (a file, or a stream) to `to` and answers the bytes' size and SHA-256 (one read of the source). */
+async function copyHashed(from: string | Readable, to: string): Promise<{ size: number; sha256: string }> {
   await mkdir(dirname(to), { recursive: true });
   const hash = createHash('sha256');
   let size = 0;
-  const source = createReadStream(from);
-  source.on('data', (chunk) => { hash.update(chunk); size += chunk.length; });
+  const source = typeof from === 'string' ? createReadStream(from) : from;
+  source.on('data', (chunk: Buffer) => { hash.update(chunk); size += chunk.length; });
   await pipeline(source, createWriteStream(to, { flags: 'wx' }));
   return { size, sha256: hash.digest('hex') };
 }
@@ -109,7 +124,21 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
   }
 }
 
-export async function backupSite(config: Config, target: string, progress: Progress): Promise<Manifest> {
+/** A stored file's path in a snapshot (`<namespace>/<key>`) as its store and key; null when it names none. */
+function storedPath(path: string): { namespace: Namespace; key: string } | null {
+  const slash = path.indexOf('/');
+  const namespace = path.slice(0, slash) as Namespace;
+  if (slash < 0 || !NAMESPACES.includes(namespace)) return null;
+  const key = path.slice(slash + 1);
+  try {
+    checkKey(key);
+  } catch {
+    return null;
+  }
+  return { namespace, key };
+}
+
+export async function backupSite(config: Config, target: string, progress: Progress, options: BackupOptions = {}): Promise<Manifest> {
   const dir = resolve(target);
   if (!(await emptyOrMissing(dir))) throw new Error(`${dir} is not empty: a backup goes into a new or empty folder`);
   await mkdir(join(dir, 'files'), { recursive: true });
@@ -135,7 +164,35 @@ export async function backupSite(config: Config, target: string, progress: Progr
     if (!todo.length) progress(`${label}: nothing new`);
   }
 
-  await copyPass('files');
+  // Object storage: the bucket's objects, listed (or copied) before the database and again after it.
+  const listed = new Map<string, { path: string; size: number }>();
+  async function objectPass(label: string) {
+    let seen = 0;
+    for (const namespace of NAMESPACES) {
+      const store = makeStore(config, namespace);
+      for await (const { key, size } of store.list()) {
+        const path = `${namespace}/${key}`;
+        if (copied.has(path) || listed.has(path)) continue;
+        seen++;
+        if (options.copyObjects) {
+          const body = await store.get(key);
+          if (!body) continue; // deleted meanwhile: no longer named
+          const got = await copyHashed(body, join(dir, 'files', ...path.split('/')));
+          copied.set(path, { path, ...got });
+          bytes += got.size;
+        } else {
+          listed.set(path, { path, size });
+          bytes += size;
+        }
+        if (seen % 200 === 0) progress(`${label}: ${seen} objects ${options.copyObjects ? 'copied' : 'listed'}, ${(bytes / 1048576).toFixed(1)} MB in all`);
+      }
+    }
+    progress(`${label}: ${seen ? `${seen} objects ${options.copyObjects ? 'copied' : 'listed'}` : 'nothing new'}`);
+  }
+  const s3 = config.storage.kind === 's3';
+  if (options.copyObjects && !s3) throw new Error('--copy-objects is for MEDIA_STORAGE=s3: with fs every stored file is copied anyway');
+
+  await (s3 ? objectPass('objects') : copyPass('files'));
   const databaseFile = dialect === 'sqlite' ? 'database.sqlite' : 'database.pgdump';
   progress(`database (${dialect}) ...`);
   if (dialect === 'sqlite') {
@@ -154,7 +211,7 @@ export async function backupSite(config: Config, target: string, progress: Progr
   } else {
     await runTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', '--file', join(dir, databaseFile), '--dbname', config.databaseUrl]);
   }
-  await copyPass('files that arrived meanwhile');
+  await (s3 ? objectPass('objects that arrived meanwhile') : copyPass('files that arrived meanwhile'));
 
   const { keys } = await walk(config, dir);
   await mkdir(join(dir, 'keys'), { recursive: true });
@@ -167,11 +224,13 @@ export async function backupSite(config: Config, target: string, progress: Progr
     created: new Date().toISOString(),
     database: dialect,
     databaseFile,
+    storage: config.storage.kind,
     files: [...copied.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    ...(s3 && !options.copyObjects ? { objects: [...listed.values()].sort((a, b) => (a.path < b.path ? -1 : 1)) } : {}),
     keys,
   };
   await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
-  progress(`done: ${manifest.files.length} files, ${keys.length} keys, the database in ${databaseFile}`);
+  progress(`done: ${manifest.files.length} files${manifest.objects ? `, ${manifest.objects.length} objects listed (not copied: --copy-objects copies them)` : ''}, ${keys.length} keys, the database in ${databaseFile}`);
   return manifest;
 }
 
@@ -198,9 +257,29 @@ export async function restoreSite(config: Config, source: string, progress: Prog
   const dialect = dialectOf(config.databaseUrl);
   if (dialect !== manifest.database) throw new Error(`the backup holds a ${manifest.database} database and DATABASE_URL names a ${dialect} one`);
 
-  // Nothing is overwritten: the target is an empty data directory and an empty database.
+  // Nothing is overwritten: the target is an empty data directory (or bucket) and an empty database.
+  const s3 = config.storage.kind === 's3';
   const present = (await walk(config, null)).files;
   if (present.length) throw new Error(`DATA_DIR (${config.dataDir}) already holds stored files (${present[0]}, ...): restore into an empty one`);
+  for (const file of manifest.files) {
+    if (!storedPath(file.path)) throw new Error(`the manifest names a path that is no stored file: ${file.path}`);
+  }
+  if (s3 && manifest.files.length) {
+    for (const namespace of NAMESPACES) {
+      for await (const { key } of makeStore(config, namespace).list()) throw new Error(`the bucket already holds stored files (${namespace}/${key}, ...): restore into an empty bucket or prefix`);
+    }
+  }
+  if (manifest.objects?.length) {
+    // Only listed: they must be in the bucket the restored site will use.
+    if (!s3) throw new Error('the backup lists objects of a bucket without copying them: restore with MEDIA_STORAGE=s3 on the bucket that holds them, or take the backup with --copy-objects');
+    let missing = 0;
+    for (const o of manifest.objects) {
+      const at = storedPath(o.path);
+      if (!at || (await makeStore(config, at.namespace).size(at.key)) !== o.size) missing++;
+    }
+    if (missing) throw new Error(`${missing} of the ${manifest.objects.length} objects the backup lists are missing from the bucket (or differ in size): restore on the bucket that holds them, or from a backup taken with --copy-objects`);
+    progress(`objects: all ${manifest.objects.length} listed are in the bucket`);
+  }
   if (dialect === 'sqlite') {
     const file = sqlitePath(config.databaseUrl);
     if (file === ':memory:') throw new Error('DATABASE_URL names an in-memory database: restore needs a file');
@@ -212,6 +291,15 @@ export async function restoreSite(config: Config, source: string, progress: Prog
   let done = 0;
   for (const file of manifest.files) {
     const from = join(dir, 'files', ...file.path.split('/'));
+    if (s3) {
+      const checked = await hashFile(from);
+      if (checked.size !== file.size || checked.sha256 !== file.sha256) throw new Error(`${file.path} differs from what the backup recorded (size or SHA-256): the backup is damaged`);
+      const at = storedPath(file.path)!;
+      await makeStore(config, at.namespace).put(at.key, createReadStream(from));
+      done++;
+      if (done % 200 === 0 || done === manifest.files.length) progress(`objects: ${done}/${manifest.files.length}`);
+      continue;
+    }
     const to = join(config.dataDir, ...file.path.split('/'));
     if (!resolve(to).startsWith(resolve(config.dataDir) + sep)) throw new Error(`the manifest names a path outside DATA_DIR: ${file.path}`);
     const got = await copyHashed(from, to);
