@@ -125,9 +125,12 @@ export const NODE_KEYS = ['MEDIA_URL_SECRET', 'WEBHOOK_SECRETS_KEY', 'AUDIT_CHAI
  * no shared DATA_DIR) a key generated into one node's data folder would differ on the
  * next: each node key must be set, the same on every node.
  */
-export const REQUIRED_WITH: Record<string, Record<string, { names: readonly string[]; minBytes: number; why: string }>> = {
+export const REQUIRED_WITH: Record<string, Record<string, Array<{ names: readonly string[]; minBytes: number; why: string; shared: boolean }>>> = {
   MEDIA_STORAGE: {
-    s3: { names: NODE_KEYS, minBytes: NODE_KEY_MIN_BYTES, why: 'every node must share it' },
+    s3: [
+      { names: ['S3_BUCKET'], minBytes: 1, why: 'the bucket that holds the stored files', shared: true },
+      { names: NODE_KEYS, minBytes: NODE_KEY_MIN_BYTES, why: 'every node must share it', shared: true },
+    ],
   },
 };
 
@@ -216,12 +219,13 @@ export function checkSettings(env: NodeJS.ProcessEnv): void {
   }
   for (const [setting, byValue] of Object.entries(REQUIRED_WITH)) {
     const value = env[setting]?.trim();
-    const required = value ? byValue[value] : undefined;
-    if (!required) continue;
-    for (const name of required.names) {
-      const given = env[name] ?? '';
-      if (!given) lines.push(`${name} must be set with ${setting}=${value} (${required.why}): at least ${required.minBytes} bytes, the same on every node`);
-      else if (Buffer.byteLength(given, 'utf8') < required.minBytes) lines.push(`${name} must be at least ${required.minBytes} bytes with ${setting}=${value}, got ${Buffer.byteLength(given, 'utf8')}`);
+    for (const required of (value ? byValue[value] : undefined) ?? []) {
+      const what = `${required.minBytes > 1 ? `at least ${required.minBytes} bytes, ` : ''}the same on every node`;
+      for (const name of required.names) {
+        const given = env[name] ?? '';
+        if (!given.trim()) lines.push(`${name} must be set with ${setting}=${value} (${required.why}): ${what}`);
+        else if (Buffer.byteLength(given, 'utf8') < required.minBytes) lines.push(`${name} must be at least ${required.minBytes} bytes with ${setting}=${value}, got ${Buffer.byteLength(given, 'utf8')}`);
+      }
     }
   }
   if (lines.length) throw new ConfigError(lines.join('\n'));

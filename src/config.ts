@@ -219,7 +219,7 @@ export type StorageConfig =
   | { kind: 'fs' }
   | { kind: 's3'; bucket: string; endpoint: string; region: string; forcePathStyle: boolean; prefix: string };
 
-function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
+export function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
   if ((env.MEDIA_STORAGE || 'fs') !== 's3') return { kind: 'fs' };
   const bucket = (env.S3_BUCKET || '').trim();
   if (!bucket) throw new ConfigError('MEDIA_STORAGE=s3 needs S3_BUCKET: the bucket that holds the stored files.');

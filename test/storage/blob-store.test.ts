@@ -102,7 +102,10 @@ it('refuses MEDIA_STORAGE=s3 without S3_BUCKET, naming it', () => {
   expect(() => loadConfig({ MEDIA_STORAGE: 's3' })).toThrow(/S3_BUCKET/);
   expect(() => loadConfig({ MEDIA_STORAGE: 'nfs' })).toThrow(/MEDIA_STORAGE/);
   expect(() => loadConfig({ MEDIA_URL_MODE: 'redirect' })).toThrow(/MEDIA_STORAGE=s3/);
-  const c = loadConfig({ MEDIA_STORAGE: 's3', S3_BUCKET: 'b1', S3_PREFIX: '/site/', S3_FORCE_PATH_STYLE: 'true', S3_ENDPOINT: 'http://127.0.0.1:9000/' });
+  // With s3 the node keys are required too (every node shares them: node-keys.test.ts).
+  const keys = { MEDIA_URL_SECRET: 'm'.repeat(32), WEBHOOK_SECRETS_KEY: 'w'.repeat(32), AUDIT_CHAIN_KEY: 'a'.repeat(32) };
+  expect(() => loadConfig({ MEDIA_STORAGE: 's3', ...keys })).toThrow(/^S3_BUCKET must be set with MEDIA_STORAGE=s3 \(the bucket that holds the stored files\)/);
+  const c = loadConfig({ ...keys, MEDIA_STORAGE: 's3', S3_BUCKET: 'b1', S3_PREFIX: '/site/', S3_FORCE_PATH_STYLE: 'true', S3_ENDPOINT: 'http://127.0.0.1:9000/' });
   expect(c.storage).toEqual({ kind: 's3', bucket: 'b1', prefix: 'site/', forcePathStyle: true, endpoint: 'http://127.0.0.1:9000', region: 'us-east-1' });
   expect(loadConfig({}).storage).toEqual({ kind: 'fs' });
   expect(loadConfig({}).mediaDeleteGraceS).toBe(604800);
