@@ -6,7 +6,8 @@
 // build of another checkout (built with `npm run build` there) on a copy of the same kind
 // of seeded database, so that two commits are measured alternately in one session:
 //
-//   npx tsx bench/write-cpu.ts --database sqlite:data/wb-copy.sqlite [--root ../other-checkout] [--requests 2000]
+//   npx tsx bench/write-cpu.ts --database sqlite:data/wb-copy.sqlite [--root ../other-checkout] [--requests 2000] [--cpu-prof DIR]
+// --cpu-prof: the server's V8 CPU profile into DIR (bench/profile-summary.ts reads it).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,10 +21,11 @@ const { values } = parseArgs({
     root: { type: 'string', default: REPO_ROOT },
     requests: { type: 'string', default: '2000' },
     label: { type: 'string', default: '' },
+    'cpu-prof': { type: 'string' },
   },
 });
 if (!values.database) {
-  console.error('npx tsx bench/write-cpu.ts --database URL [--root DIR] [--requests N] [--label NAME]');
+  console.error('npx tsx bench/write-cpu.ts --database URL [--root DIR] [--requests N] [--label NAME] [--cpu-prof DIR]');
   process.exit(2);
 }
 const requests = Number(values.requests);
@@ -48,7 +50,8 @@ async function main() {
     NODE_ENV: 'production', DATABASE_URL: values.database!, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url,
     ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: SERVER_PASSWORD, LOGIN_RATE_LIMIT: '1000000', LOG_LEVEL: 'warn',
   };
-  const proc = spawn(process.execPath, ['dist/server.js'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const profile = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'])] : [];
+  const proc = spawn(process.execPath, [...profile, 'dist/server.js'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   try {
     for (let i = 0; ; i++) {
       if (i > 600) throw new Error('the server was not ready after 60 s');
@@ -83,7 +86,8 @@ async function main() {
   } finally {
     // Waited for: the next run may copy another database over this one's file.
     const exited = new Promise((r) => proc.once('exit', r));
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    // SIGINT closes the server at once and lets V8 write the profile; SIGKILL would not.
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(profile.length ? 'SIGINT' : 'SIGKILL');
     await exited;
   }
 }
