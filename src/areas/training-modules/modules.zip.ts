@@ -168,6 +168,10 @@ export async function unpackPackage(path: string, store: BlobStore, prefix: stri
           },
         });
         (stream as Readable).on('error', (e) => counter.destroy(e));
+        // put() may await (the filesystem store makes the folder) before its pipeline listens:
+        // an error meanwhile stays on the destroyed stream, which that pipeline then reports,
+        // instead of being thrown as an uncaught exception.
+        counter.on('error', () => {});
         await store.put(`${prefix}/${name}`, (stream as Readable).pipe(counter));
         if (isManifest) manifest = Buffer.concat(chunks);
       }
