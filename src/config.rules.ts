@@ -3,6 +3,8 @@
 // before the database is touched, with one line per setting naming it, its value (secrets
 // and URL passwords masked) and what is allowed. A setting config.ts reads must be declared
 // here (test/config.test.ts fails otherwise).
+import { importFormProblem, isImportForm } from './server-keys.js';
+
 export type SettingRule =
   | { kind: 'int'; min?: number; max?: number }
   | { kind: 'bool' }
@@ -11,12 +13,15 @@ export type SettingRule =
   | { kind: 'databaseUrl' }
   | { kind: 'mailTransport' }
   | { kind: 'text'; secret?: boolean }
+  /** A key: a secret text, or the import form `base64url:<bytes>` of a generated key (server-keys.ts). */
+  | { kind: 'key' }
   | { kind: 'list' };
 
 const int = (min = 0, max = Number.MAX_SAFE_INTEGER): SettingRule => ({ kind: 'int', min, max });
 const bool: SettingRule = { kind: 'bool' };
 const text: SettingRule = { kind: 'text' };
 const secret: SettingRule = { kind: 'text', secret: true };
+const key: SettingRule = { kind: 'key' };
 const list: SettingRule = { kind: 'list' };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -76,8 +81,8 @@ export const SETTINGS: Record<string, SettingRule> = {
   IMAGE_MAX_PIXELS: int(),
   IMAGE_MAX_EDIT_PIXELS: int(),
   METRICS_TOKEN: secret,
-  MEDIA_URL_SECRET: secret,
-  MEDIA_URL_SECRET_PREVIOUS: secret,
+  MEDIA_URL_SECRET: key,
+  MEDIA_URL_SECRET_PREVIOUS: key,
   MEDIA_URL_TTL: int(),
   SHUTDOWN_DRAIN_MS: int(),
   MEDIA_QUOTA_BYTES: int(),
@@ -108,8 +113,8 @@ export const SETTINGS: Record<string, SettingRule> = {
   MODULE_MAX_FILES: int(),
   MODULE_MAX_RATIO: int(),
   SITE_NAME: text,
-  WEBHOOK_SECRETS_KEY: secret,
-  AUDIT_CHAIN_KEY: secret,
+  WEBHOOK_SECRETS_KEY: key,
+  AUDIT_CHAIN_KEY: key,
   WEBHOOK_TIMEOUT_MS: int(),
   WEBHOOK_MAX_FAILURES: int(),
   WEBHOOKS_APPROVALS_DEFAULT: bool,
@@ -145,7 +150,7 @@ export function maskUrl(value: string): string {
 }
 
 function shown(rule: SettingRule, value: string): string {
-  if (rule.kind === 'text' && rule.secret) return '***';
+  if ((rule.kind === 'text' && rule.secret) || rule.kind === 'key') return '***';
   return maskUrl(value);
 }
 
@@ -159,10 +164,12 @@ function httpUrlProblem(value: string): string | null {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? null : 'an absolute http:// or https:// URL';
 }
 
-/** What is wrong with one value, as "what is allowed"; null when it is right. */
-function problem(rule: SettingRule, raw: string): string | null {
+/** What is wrong with one value of setting `name`, as "what is allowed"; null when it is right. */
+function problem(name: string, rule: SettingRule, raw: string): string | null {
   const value = raw.trim();
   switch (rule.kind) {
+    case 'key':
+      return importFormProblem(name, value);
     case 'int': {
       const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
       const ok = Number.isSafeInteger(n) && n >= (rule.min ?? 0) && n <= (rule.max ?? Number.MAX_SAFE_INTEGER);
@@ -214,16 +221,17 @@ export function checkSettings(env: NodeJS.ProcessEnv): void {
   for (const [name, rule] of Object.entries(SETTINGS)) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    const allowed = problem(rule, value);
+    const allowed = problem(name, rule, value);
     if (allowed) lines.push(`${name} must be ${allowed}, got "${shown(rule, value)}"`);
   }
   for (const [setting, byValue] of Object.entries(REQUIRED_WITH)) {
     const value = env[setting]?.trim();
     for (const required of (value ? byValue[value] : undefined) ?? []) {
-      const what = `${required.minBytes > 1 ? `at least ${required.minBytes} bytes, ` : ''}the same on every node`;
+      const what = `${required.minBytes > 1 ? `at least ${required.minBytes} bytes, ` : ''}the same on every node${required.minBytes > 1 ? ' (a node whose keys were generated into DATA_DIR: npm run keys:export prints them as settings)' : ''}`;
       for (const name of required.names) {
         const given = env[name] ?? '';
         if (!given.trim()) lines.push(`${name} must be set with ${setting}=${value} (${required.why}): ${what}`);
+        else if (isImportForm(given)) continue; // its length is the import form's own rule, checked above
         else if (Buffer.byteLength(given, 'utf8') < required.minBytes) lines.push(`${name} must be at least ${required.minBytes} bytes with ${setting}=${value}, got ${Buffer.byteLength(given, 'utf8')}`);
       }
     }

@@ -101,7 +101,7 @@ export interface Config {
   imageMaxEditPixels: number;
   /** Bearer token that may read /metrics; empty: loopback callers only. */
   metricsToken: string;
-  /** The key of signed media URLs (HMAC); empty: a random key kept in DATA_DIR/media-url.key. */
+  /** The key of signed media URLs (HMAC); `base64url:<bytes>` gives those bytes (server-keys.ts); empty: a random key kept in DATA_DIR/media-url.key. */
   mediaUrlSecret: string;
   /** The media URL key before the last change: URLs it signed still verify, for one URL lifetime (media.urls.ts); empty: none. */
   mediaUrlSecretPrevious: string;
@@ -155,9 +155,9 @@ export interface Config {
   moduleMaxRatio: number;
   /** The site's name, sent in webhook bodies (`siteName`). */
   siteName: string;
-  /** The key sealing webhook signing keys in the database (AES-256-GCM); empty: a random key kept in DATA_DIR/webhook-secrets.key. */
+  /** The key sealing webhook signing keys in the database (AES-256-GCM); `base64url:<bytes>` gives those bytes (server-keys.ts); empty: a random key kept in DATA_DIR/webhook-secrets.key. */
   webhookSecretsKey: string;
-  /** The key of the audit log's hash chain (HMAC-SHA256); empty: a random key kept in DATA_DIR/audit-chain.key (docs/audit.md). */
+  /** The key of the audit log's hash chain (HMAC-SHA256); `base64url:<bytes>` gives those bytes (server-keys.ts); empty: a random key kept in DATA_DIR/audit-chain.key (docs/audit.md). */
   auditChainKey: string;
   /** Wall-clock limit of one webhook delivery, in milliseconds. */
   webhookTimeoutMs: number;
@@ -231,10 +231,13 @@ export function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
   };
 }
 
+/** The data directory DATA_DIR names (absolute), read without the other settings. */
+export const dataDirOf = (env: NodeJS.ProcessEnv): string => resolve(env.DATA_DIR || './data');
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkSettings(env);
   const port = int('PORT', env.PORT, 3000);
-  const dataDir = resolve(env.DATA_DIR || './data');
+  const dataDir = dataDirOf(env);
   const cors = list(env.CORS_ORIGINS);
   const languages = list(env.LANGUAGES);
   const publicRegistration = bool('PUBLIC_REGISTRATION', env.PUBLIC_REGISTRATION, false);

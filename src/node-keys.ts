@@ -17,6 +17,7 @@ import type { NODE_KEYS } from './config.rules.js';
 import { acceptPreviousMediaKey, mediaUrlKey } from './areas/media/media.urls.js';
 import { webhookSecretsKey } from './areas/webhooks/webhooks.secrets.js';
 import { auditChainKey } from './audit/key.js';
+import { isImportForm, keyFromSetting } from './server-keys.js';
 
 export type NodeKey = (typeof NODE_KEYS)[number];
 
@@ -51,7 +52,7 @@ export async function checkNodeKeys(db: Kysely<Database>, config: Config, now: n
     const print = fingerprint(key);
     const seen = await recorded(db, name, print);
     if (name === 'MEDIA_URL_SECRET' && config.mediaUrlSecretPrevious) {
-      const old = fingerprint(Buffer.from(config.mediaUrlSecretPrevious, 'utf8'));
+      const old = fingerprint(keyFromSetting('MEDIA_URL_SECRET_PREVIOUS', config.mediaUrlSecretPrevious));
       if (seen === old) {
         // The change, made once (by the first node started with the new key).
         await db.transaction().execute(async (trx) => {
@@ -88,7 +89,8 @@ export interface Rotation {
  * the one the database has seen; the new one at least NODE_KEY_MIN_BYTES.
  */
 export async function rotateWebhookSecretsKey(db: Kysely<Database>, config: Config, newKey: string, minBytes: number): Promise<Rotation> {
-  if (Buffer.byteLength(newKey, 'utf8') < minBytes) throw new Error(`the new WEBHOOK_SECRETS_KEY must be at least ${minBytes} bytes`);
+  if (isImportForm(newKey)) keyFromSetting('WEBHOOK_SECRETS_KEY_NEW', newKey); // throws, naming it, when the import form is wrong
+  else if (Buffer.byteLength(newKey, 'utf8') < minBytes) throw new Error(`the new WEBHOOK_SECRETS_KEY must be at least ${minBytes} bytes`);
   const { openSecret, sealSecret } = await import('./areas/webhooks/webhooks.secrets.js');
   const next: Config = { ...config, webhookSecretsKey: newKey };
   const current = fingerprint(webhookSecretsKey(config));

@@ -2,13 +2,15 @@
 // processes on one database (a SQLite file, or a PostgreSQL database of their own). Node A
 // starts and records the keys' fingerprints; node B, with a data folder of its own and a
 // MEDIA_URL_SECRET of its own, exits 78 naming the setting and nothing else; given A's keys,
-// it starts. MEDIA_STORAGE=s3 without the keys exits 78 before the database is touched.
-import { spawn } from 'node:child_process';
+// it starts. MEDIA_STORAGE=s3 without the keys exits 78 before the database is touched. A
+// node whose keys were generated moves to s3 with the lines `npm run keys:export` prints.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
+import { call, login, REPO_ROOT, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
 import { scratchDatabases } from '../helpers/scratch-databases.js';
+import { testBucket } from '../helpers/s3.js';
 
 const { dir, newDatabase } = scratchDatabases('node-keys');
 const KEYS = { MEDIA_URL_SECRET: 'm'.repeat(40), WEBHOOK_SECRETS_KEY: 'w'.repeat(40), AUDIT_CHAIN_KEY: 'a'.repeat(40) };
@@ -61,4 +63,47 @@ describe('node keys at a start', () => {
     expect(named).toEqual(expect.arrayContaining(['MEDIA_URL_SECRET', 'WEBHOOK_SECRETS_KEY', 'AUDIT_CHAIN_KEY']));
     expect(res.out).not.toContain('short');
   }, 120_000);
+});
+
+describe('a node with generated keys moves to s3 with npm run keys:export', () => {
+  it('the exported lines are its keys: the node on s3 starts on the same database and the audit chain verifies', async () => {
+    const databaseUrl = await newDatabase('exported');
+    const bucket = await testBucket();
+    const servers: ServerProcess[] = [];
+    try {
+      // A single node, no key set: generated into its data folder (the demo site's seeding writes audit entries).
+      const dataDir = mkdtempSync(join(dir, 'single-'));
+      const single = await startServer({ databaseUrl, dataDir });
+      servers.push(single);
+      const token = await login(single.url);
+      const before = await call(single.url, 'GET', '/audit/verify', token);
+      expect(before.body, before.text).toMatchObject({ ok: true });
+      expect(before.body.entries).toBeGreaterThan(0);
+      await single.stop();
+
+      const exported = spawnSync(process.execPath, ['--import', 'tsx', 'src/keys-export-cli.ts'], {
+        cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000,
+      });
+      expect(exported.status, exported.stderr).toBe(0);
+      expect(exported.stderr).toMatch(/secrets/);
+      const lines = exported.stdout.trim().split('\n');
+      expect(lines.map((l) => l.split('=')[0])).toEqual(['MEDIA_URL_SECRET', 'WEBHOOK_SECRETS_KEY', 'AUDIT_CHAIN_KEY']);
+      const keys = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      for (const value of Object.values(keys)) expect(value).toMatch(/^base64url:[\w-]{43}$/);
+
+      // The node on s3, with a data folder of its own: the keys' fingerprints agree, so it starts.
+      const s3 = bucket.storage;
+      const moved = await startServer({
+        databaseUrl, dataDir: mkdtempSync(join(dir, 'moved-')),
+        env: { ...keys, MEDIA_STORAGE: 's3', S3_BUCKET: s3.bucket, S3_ENDPOINT: s3.endpoint, S3_FORCE_PATH_STYLE: 'true', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+      });
+      servers.push(moved);
+      const after = await call(moved.url, 'GET', '/audit/verify', await login(moved.url));
+      expect(after.body, after.text).toMatchObject({ ok: true });
+      expect(after.body.entries).toBeGreaterThanOrEqual(before.body.entries);
+    } finally {
+      await Promise.all(servers.map((s) => s.kill()));
+      await bucket.release();
+    }
+  }, 240_000);
 });

@@ -7,10 +7,11 @@
 // `exp` is rounded up to a window of MEDIA_URL_TTL seconds (two windows ahead), so that
 // a URL stays the same within a window (browsers cache it, records stay byte-stable) and
 // works for at least MEDIA_URL_TTL seconds, at most twice that. The key is MEDIA_URL_SECRET
-// or, when unset, a random key kept in DATA_DIR/media-url.key (the same for every process
-// sharing the data folder). Times come from the app's clock.
+// (its text, or the bytes of its import form `base64url:...`: server-keys.ts) or, when unset,
+// a random key kept in DATA_DIR/media-url.key (the same for every process sharing the data
+// folder). Times come from the app's clock.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { keyFromDataDir } from '../../server-keys.js';
+import { KEY_FILES, keyFromDataDir, keyFromSetting } from '../../server-keys.js';
 import type { Config } from '../../config.js';
 import { systemClock, type Clock } from '../../clock.js';
 
@@ -32,7 +33,7 @@ const previous = new WeakMap<Config, { key: Buffer; until: number }>();
  * at most `until` (the change's time plus two URL lifetimes).
  */
 export function acceptPreviousMediaKey(config: Config, until: number): void {
-  if (config.mediaUrlSecretPrevious) previous.set(config, { key: Buffer.from(config.mediaUrlSecretPrevious, 'utf8'), until });
+  if (config.mediaUrlSecretPrevious) previous.set(config, { key: keyFromSetting('MEDIA_URL_SECRET_PREVIOUS', config.mediaUrlSecretPrevious), until });
 }
 
 /** The key media URLs are signed with (node-keys.ts keeps its fingerprint). */
@@ -44,9 +45,9 @@ function keyFor(config: Config): Buffer {
   let key = keys.get(config);
   if (key) return key;
   if (config.mediaUrlSecret) {
-    key = Buffer.from(config.mediaUrlSecret, 'utf8');
+    key = keyFromSetting('MEDIA_URL_SECRET', config.mediaUrlSecret);
   } else {
-    key = keyFromDataDir(config.dataDir, 'media-url.key', 16, 'delete it to make a new one.');
+    key = keyFromDataDir(config.dataDir, KEY_FILES.MEDIA_URL_SECRET, 16, 'delete it to make a new one.');
   }
   keys.set(config, key);
   return key;

@@ -1,10 +1,11 @@
 // Webhook signing keys. A signing key cannot be stored hashed like a password or a token:
 // every delivery needs the key itself to compute its signatures. So it is stored sealed
-// (AES-256-GCM) with a server key that is not in the database (WEBHOOK_SECRETS_KEY, else a
-// random key kept in DATA_DIR/webhook-secrets.key): a copy of the database alone does not
+// (AES-256-GCM) with a server key that is not in the database (WEBHOOK_SECRETS_KEY: the
+// SHA-256 of its text, or the 32 bytes of its import form `base64url:...`; else a random key
+// kept in DATA_DIR/webhook-secrets.key, used as it is): a copy of the database alone does not
 // give the keys away. No route ever answers a key; it is only written (`secretKey`).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { keyFromDataDir } from '../../server-keys.js';
+import { isImportForm, KEY_FILES, keyFromDataDir, keyFromSetting } from '../../server-keys.js';
 import type { Config } from '../../config.js';
 
 const keys = new WeakMap<Config, Buffer>();
@@ -18,10 +19,14 @@ function serverKey(config: Config): Buffer {
   const known = keys.get(config);
   if (known) return known;
   let key: Buffer;
-  if (config.webhookSecretsKey) {
+  if (config.webhookSecretsKey && isImportForm(config.webhookSecretsKey)) {
+    // The import form: the 32 bytes as they are, as the key file gives them.
+    key = keyFromSetting('WEBHOOK_SECRETS_KEY', config.webhookSecretsKey);
+  } else if (config.webhookSecretsKey) {
+    // A text of any length: its SHA-256 is the AES-256 key.
     key = createHash('sha256').update(config.webhookSecretsKey, 'utf8').digest();
   } else {
-    key = keyFromDataDir(config.dataDir, 'webhook-secrets.key', 32, "delete it (and set every webhook's secretKey again).");
+    key = keyFromDataDir(config.dataDir, KEY_FILES.WEBHOOK_SECRETS_KEY, 32, "delete it (and set every webhook's secretKey again).");
     if (key.length !== 32) throw new Error(`DATA_DIR/webhook-secrets.key must hold exactly 32 bytes (AES-256); delete it and set every webhook's secretKey again.`);
   }
   keys.set(config, key);
