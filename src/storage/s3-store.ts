@@ -22,10 +22,23 @@ type S3Settings = Extract<StorageConfig, { kind: 's3' }>;
 const PART_SIZE = 8 * 1024 * 1024;
 const clients = new WeakMap<S3Settings, S3Client>();
 
+/**
+ * The SDK's notice that its releases after January 2027 need Node 22 (printed once per
+ * process on Node 20, when the first client is made): the @aws-sdk packages are pinned at
+ * the last release that supports Node 20 (package.json), so it tells the operator nothing
+ * to do. The SDK's documented switch (aws/aws-sdk-js-v3#7983) is this variable, read when a
+ * client is made; it turns off that notice only, no other warning. An operator's own value
+ * is kept.
+ */
+function quietNodeVersionNotice(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+}
+
 /** One client per configuration (it keeps the connections). */
 export function s3ClientFor(s: S3Settings): S3Client {
   let client = clients.get(s);
   if (!client) {
+    quietNodeVersionNotice();
     client = new S3Client({
       region: s.region,
       ...(s.endpoint ? { endpoint: s.endpoint } : {}),
