@@ -3,7 +3,7 @@
 // Bounded like the work log PDF: every text has its long runs broken before layout, the
 // signatures of a stage and the audit entries are listed up to a limit and the rest
 // counted, a signature's notes are printed up to NOTES_SHOWN characters.
-import { auditSection, newDocument, when, type PdfAuditEntry } from './pdf.render.js';
+import { auditSection, headerSection, newDocument, when, type PdfAuditEntry } from './pdf.render.js';
 
 /** The signatures listed per stage; the rest are counted. */
 export const SIGNATURES_SHOWN = 100;
@@ -42,10 +42,7 @@ export interface ApprovalPdfContent {
 export function renderApprovalPdf(c: ApprovalPdfContent): Promise<Buffer> {
   const w = newDocument(`Approval request ${c.approval_requestid}`, c.date);
   const { doc, text, done } = w;
-  doc.font('bold').fontSize(16);
-  text(c.title);
-  doc.font('body').fontSize(10);
-  for (const line of c.lines) text(line);
+  headerSection(w, c.title, c.lines);
   doc.moveDown();
   doc.font('bold').fontSize(12).text('Stages and signatures');
   c.stages.forEach((s, i) => {

@@ -84,6 +84,14 @@ export function newDocument(title: string, date: number) {
 }
 type Writer = ReturnType<typeof newDocument>;
 
+/** The document's header: its title, then its lines (what it is, whose, its state), in the body font. */
+export function headerSection({ doc, text }: Writer, title: string, lines: string[]) {
+  doc.font('bold').fontSize(16);
+  text(title);
+  doc.font('body').fontSize(10);
+  for (const line of lines) text(line);
+}
+
 /** The audit trail section: each entry's id, time, action, actor and hash; the rest counted. */
 export function auditSection({ doc, text }: Writer, heading: string, entries: PdfAuditEntry[], more: number, none: string) {
   doc.moveDown();
@@ -98,11 +106,7 @@ export function auditSection({ doc, text }: Writer, heading: string, entries: Pd
 export function renderWorkLogPdf(c: WorkLogPdfContent): Promise<Buffer> {
   const w = newDocument(`Work log entry ${c.entryid}`, c.date);
   const { doc, text, done } = w;
-
-  doc.font('bold').fontSize(16);
-  text(c.title);
-  doc.font('body').fontSize(10);
-  for (const line of c.lines) text(line);
+  headerSection(w, c.title, c.lines);
   doc.moveDown();
   doc.font('bold').fontSize(12).text('Time worked and pauses');
   doc.font('body').fontSize(10);
