@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { makeAdmin, makeUser, DEFAULT_PASSWORD, type TestUser } from '../helpers/factories.js';
 import { auditCount, auditEntries } from './helpers.js';
+import { statementsOf } from '../helpers/capture-statements.js';
 
 let t: TestApp;
 let admin: TestUser;
@@ -83,18 +84,6 @@ describe('audit log of accounts', () => {
   });
 });
 
-/** The SQL of every statement the app runs while `fn` runs, in order. */
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const out: string[] = [];
-  t.app.dbHandle.setQueryListener!((e) => { out.push(e.query.sql); });
-  try {
-    await fn();
-  } finally {
-    t.app.dbHandle.setQueryListener!(null);
-  }
-  return out;
-}
-
 const writes = (sql: string[]) => sql.filter((q) => /^\s*(insert|update|delete|begin|commit|savepoint|release|rollback)\b/i.test(q));
 
 describe('what auditing a login costs', () => {
@@ -105,7 +94,7 @@ describe('what auditing a login costs', () => {
 
   it('a login is its attempt counted, one account read, then one transaction: the token, and the entry appended at its commit', async () => {
     const user = await makeUser(t);
-    const sql = await statementsOf(async () => {
+    const sql = await statementsOf(t, async () => {
       const ok = await t.post('/user/token', { body: { email: user.email, password: DEFAULT_PASSWORD } });
       expect(ok.statusCode).toBe(201);
     });
@@ -126,7 +115,7 @@ describe('what auditing a login costs', () => {
 
   it('a failed login is its attempt counted, the account read, then one transaction of its entry alone', async () => {
     const user = await makeUser(t);
-    const sql = await statementsOf(async () => {
+    const sql = await statementsOf(t, async () => {
       const bad = await t.post('/user/token', { body: { email: user.email, password: 'not the password' } });
       expect(bad.statusCode).toBe(401);
     });

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 // transaction that writes the guide's row once, and its answer reads nothing it wrote again.
 import { describe, expect, it } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
+import { statementsOf } from '../../helpers/capture-statements.js';
 import { makeAuthor, type TestUser } from '../../helpers/factories.js';
 import { addStep, line, makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { flushStoredRecords } from '../../../src/areas/guides/guides.stored.js';
@@ -19,16 +20,7 @@ async function countQueries(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** The SQL of every query `fn` runs, in order. */
-async function queriesOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const out: string[] = [];
-  t.app.dbHandle.setQueryListener!((e) => { out.push(e.query.sql); });
-  try {
-    await fn();
-  } finally {
-    t.app.dbHandle.setQueryListener!(null);
-  }
-  return out;
-}
+const queriesOf = (fn: () => Promise<unknown>) => statementsOf(t, fn);
 
 /** The statements of the one transaction among `sql`, its begin and commit included. */
 function transactionOf(sql: string[]): string[] {

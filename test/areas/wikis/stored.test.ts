@@ -5,6 +5,7 @@
 import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { appForFile } from '../../helpers/app.js';
+import { statementsOf } from '../../helpers/capture-statements.js';
 import { makeAdmin, makeAuthor, makeTeam, makeUser, type TestUser } from '../../helpers/factories.js';
 import { makeImage, makePublishedGuide } from '../../helpers/factories/guides.js';
 import { enc, makeCategory, makeWiki } from '../../helpers/factories/wikis.js';
@@ -22,13 +23,7 @@ const t = appForFile({ config: { languages: ['en', 'de', 'fr'] } }, async () => 
 const pathOf = (w: { namespace: string; title: string }, query = '') => `/wikis/${w.namespace}/${enc(w.title)}${query}`;
 
 async function countQueries(fn: () => Promise<unknown>): Promise<{ n: number; sql: string[] }> {
-  const sql: string[] = [];
-  t.app.dbHandle.setQueryListener!((event) => { sql.push(event.query.sql); });
-  try {
-    await fn();
-  } finally {
-    t.app.dbHandle.setQueryListener!(null);
-  }
+  const sql = await statementsOf(t, fn);
   return { n: sql.length, sql };
 }
 
