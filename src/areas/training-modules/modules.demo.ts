@@ -21,14 +21,15 @@ export async function seedModulesDemo(ctx: DemoContext) {
   await mkdir(dir, { recursive: true });
   const staged = join(dir, `demo-${randomBytes(6).toString('hex')}.zip`);
   await writeFile(staged, scormPackage('1.2', 'Safe lifting', { manifestVersion: '1' }));
+  let job;
   try {
-    await startImport(db, config, clock, importid, { kind: 'upload', staged });
+    job = await startImport(db, config, clock, importid, { kind: 'upload', staged });
   } finally {
     await rm(staged, { force: true });
   }
   // Unpacked now rather than by the worker, so that the demo is complete when seeding ends
   // (the queued job then finds the import complete and does nothing).
-  await importJob(config, clock).run({ importid, seed: true }, {
+  await importJob(config, clock).run({ ...job, seed: true }, {
     db, clock, jobid: 0, attempt: 1, log: { warn: () => {}, info: () => {}, error: () => {} } as never, signal: new AbortController().signal, extendLease: async () => {},
   });
   const imp = await findImport(db, importid);

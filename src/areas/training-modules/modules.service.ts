@@ -12,7 +12,7 @@ import { enqueueJob, type JobContext, type JobType } from '../../jobs/queue.js';
 import { outgoingRequest, OutgoingRequestError } from '../../net/outgoing.js';
 import { newToken } from '../../http/passwords.js';
 import { isUniqueViolation } from '../../db/helpers.js';
-import { importPrefix, PackageRefused, scanPackage, stagedKey, unpackPackage } from './modules.zip.js';
+import { importPrefix, PackageRefused, scanPackage, stagedKey, unpackPackage, uploadStagedKey } from './modules.zip.js';
 import { launchFilePath, ManifestError, parseManifest } from './modules.manifest.js';
 import { findImport, type AttemptRow, type ImportRow } from './modules.queries.js';
 import { completeModuleStages } from './modules.completion.js';
@@ -28,6 +28,13 @@ const MAX_ELEMENTS = 2000;
 const MAX_VALUE_LENGTH = 64_000;
 
 export class NotStartable extends Error {}
+
+/** The import job's payload: the import, and an upload's staged package (its start's own key; absent for URL imports and jobs queued before such keys). `seed`: run by the demo seed, which writes no audit entry. */
+export interface ImportJobPayload {
+  importid: number;
+  staged?: string;
+  seed?: boolean;
+}
 
 /** Runs `fn` in a transaction of its own, or in the caller's (the demo seed's). */
 function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -61,23 +68,43 @@ export async function createImport(db: Kysely<Database>, clock: Clock, userid: n
  * Starts a CREATED import (one of several racing starts wins; the others: NotStartable).
  * An upload's package was checked already and waits in the local file `staged`; it is
  * stored (the `modules` store's `staged/`), and the caller removes the local file.
+ *
+ * The package is put before the transaction, not in it (on SQLite a transaction holds the
+ * database's write lock, which the whole copy would have held), under a key of this start's
+ * own (uploadStagedKey), so that racing starts never overwrite each other's package. The
+ * job that names the key commits after the object is whole: no row names a missing object.
+ * A start that does not commit (it lost the race, or failed before its commit) deletes its
+ * object; one whose commit itself failed keeps it (the commit may have happened: an object
+ * no row names costs storage, never correctness).
  */
-export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }, actor?: AuthUser) {
+export async function startImport(db: Kysely<Database>, config: Config, clock: Clock, importid: number, source: { kind: 'upload'; staged: string } | { kind: 'url'; url: string }, actor?: AuthUser): Promise<ImportJobPayload> {
   const now = clock.now();
-  await inTransaction(db, async (trx) => {
-    const res = await trx.updateTable('training_module_imports')
-      .set({ status: 'RUNNING', percent: 0, message: source.kind === 'url' ? 'Waiting to download.' : 'Waiting to unpack.', source: source.kind, source_url: source.kind === 'url' ? source.url : null, started_date: now })
-      .where('importid', '=', importid).where('status', '=', 'CREATED').executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw new NotStartable();
-    if (actor) {
-      const { external_training_moduleid } = await trx.selectFrom('training_module_imports').select('external_training_moduleid').where('importid', '=', importid).executeTakeFirstOrThrow();
-      // The URL is named, not recorded (it may carry the provider's token).
-      await audit(trx, { action: 'training_module.import_started', actor, time: now, resource_type: 'training_module', resource_id: external_training_moduleid, changes: { importid: { new: importid }, source: { new: source.kind }, ...(source.kind === 'url' ? { source_url: {} } : {}) } });
-    }
-    // Into storage, where whichever node claims the job finds it.
-    if (source.kind === 'upload') await blobStoreFor(config, 'modules').put(stagedKey(importid), createReadStream(source.staged));
-    await enqueueJob(trx, clock, IMPORT_JOB, { importid }, { maxAttempts: 3 });
-  });
+  const store = blobStoreFor(config, 'modules');
+  // Where whichever node claims the job finds the package.
+  const staged = source.kind === 'upload' ? uploadStagedKey(importid) : null;
+  if (staged && source.kind === 'upload') await store.put(staged, createReadStream(source.staged));
+  const payload: ImportJobPayload = staged ? { importid, staged } : { importid };
+  let committing = false;
+  try {
+    await inTransaction(db, async (trx) => {
+      const res = await trx.updateTable('training_module_imports')
+        .set({ status: 'RUNNING', percent: 0, message: source.kind === 'url' ? 'Waiting to download.' : 'Waiting to unpack.', source: source.kind, source_url: source.kind === 'url' ? source.url : null, started_date: now })
+        .where('importid', '=', importid).where('status', '=', 'CREATED').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new NotStartable();
+      if (actor) {
+        const { external_training_moduleid } = await trx.selectFrom('training_module_imports').select('external_training_moduleid').where('importid', '=', importid).executeTakeFirstOrThrow();
+        // The URL is named, not recorded (it may carry the provider's token).
+        await audit(trx, { action: 'training_module.import_started', actor, time: now, resource_type: 'training_module', resource_id: external_training_moduleid, changes: { importid: { new: importid }, source: { new: source.kind }, ...(source.kind === 'url' ? { source_url: {} } : {}) } });
+      }
+      await enqueueJob(trx, clock, IMPORT_JOB, payload, { maxAttempts: 3 });
+      committing = true;
+    });
+  } catch (err) {
+    // Rolled back for sure: nothing names the object. (A failed delete leaves it, harmless; the start's error is what the caller needs.)
+    if (staged && !committing) await store.delete(staged).catch(() => {});
+    throw err;
+  }
+  return payload;
 }
 
 /** Cancels an import not finished yet; false when it had finished. */
@@ -124,12 +151,12 @@ async function fail(db: Kysely<Database>, clock: Clock, importid: number, messag
 export function importJob(config: Config, clock: Clock): JobType {
   return {
     lane: 'other',
-    /** `seed`: run by the demo seed, which writes no audit entry. */
-    async run(payload: { importid: number; seed?: boolean }, ctx: JobContext) {
+    async run(payload: ImportJobPayload, ctx: JobContext) {
       const db = ctx.db;
       const store = blobStoreFor(config, 'modules');
       const imp = await findImport(db, payload.importid);
-      const staged = stagedKey(payload.importid);
+      // An upload's package: the key its start put it under (jobs enqueued before keys of their own: the import's).
+      const staged = payload.staged ?? stagedKey(payload.importid);
       if (!imp || imp.status !== 'RUNNING') {
         // Cancelled before it ran: its package is not needed any more.
         await store.delete(staged);

@@ -6,6 +6,7 @@
 // - `unpackPackage` inflates every entry to a directory of its own, counting the bytes as
 //   they come (yauzl's validateEntrySizes stops an entry that inflates beyond what it
 //   declared); what only inflating reveals throws an ordinary error that ends the import.
+import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/blob-store.js';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
@@ -187,5 +188,11 @@ export async function unpackPackage(path: string, store: BlobStore, prefix: stri
 
 /** Where an import's files are, in the `modules` store (DATA_DIR/modules/<importid>/ on fs, as before). */
 export const importPrefix = (importid: number) => String(importid);
-/** Where a package waits between its upload or download and its unpacking, in the `modules` store. */
+/** Where a downloaded package (a URL import) waits between its download and its unpacking, in the `modules` store; an upload's before this change too. */
 export const stagedKey = (importid: number) => `staged/${importid}.zip`;
+/**
+ * Where an uploaded package waits, in the `modules` store: a key of one start's own (racing
+ * starts of one import each put theirs, outside the start's transaction; the winner's is
+ * named in the import job's payload, the losers delete theirs: modules.service.ts).
+ */
+export const uploadStagedKey = (importid: number) => `staged/${importid}-${randomBytes(8).toString('hex')}.zip`;

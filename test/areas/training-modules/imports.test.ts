@@ -13,6 +13,10 @@ import { importPackage } from '../../helpers/factories/modules.js';
 import { openApiDocument, operations, type Operation } from '../../reliability/lib/openapi.js';
 import { checkResponse } from '../../reliability/lib/validate.js';
 import { scormManifest, scormPackage, scoPage, writeZip } from '../../../src/areas/training-modules/modules.packages.js';
+import { IMPORT_JOB, NotStartable, startImport } from '../../../src/areas/training-modules/modules.service.js';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let admin: TestUser;
 let manager: TestUser;
@@ -151,6 +155,53 @@ describe('imports', () => {
     expect(checked(await progress(importid), 'GET /external_training_modules/imports/{importid}/progress', 200).status).toBe('CANCELLED');
     const again = checked(await t.post(`/external_training_modules/imports/${importid}/cancel`, { token: manager.token }), 'POST /external_training_modules/imports/{importid}/cancel', 422);
     expect(again.errors[0].code).toBe('invalid_state');
+  });
+});
+
+describe('starting an upload import: its package is put outside the start transaction, under a key of its own', () => {
+  const packageFile = (title: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cp-module-')), 'package.zip');
+    writeFileSync(file, scormPackage('1.2', title));
+    return file;
+  };
+  const importJobs = async (importid: number) => (await t.db.selectFrom('jobs').select('payload').where('type', '=', IMPORT_JOB).execute())
+    .map((j) => JSON.parse(j.payload)).filter((p: { importid: number }) => p.importid === importid);
+
+  it('racing starts of one import: one wins, and its package is the one imported; the losers delete theirs', async () => {
+    const { importid } = checked(await create(), 'POST /external_training_modules/imports', 201);
+    const titles = ['Racer A', 'Racer B', 'Racer C'];
+    const files = titles.map(packageFile);
+    const results = await Promise.allSettled(files.map((staged) => startImport(t.db, t.config, t.clock, importid, { kind: 'upload', staged })));
+    const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ i, payload: r.value }] : []));
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(NotStartable);
+    // One package staged, the winner's, named by the one job.
+    const staged = await storedKeys(t, 'staged', 'modules');
+    expect(staged).toEqual([won[0].payload.staged]);
+    expect(staged[0]).toMatch(new RegExp(`^staged/${importid}-[0-9a-f]{16}\\.zip$`));
+    expect(await importJobs(importid)).toEqual([{ importid, staged: staged[0] }]);
+    await t.app.jobs.runDue();
+    expect(await t.db.selectFrom('training_module_imports').select(['status', 'title']).where('importid', '=', importid).executeTakeFirstOrThrow()).toEqual({ status: 'COMPLETE', title: titles[won[0].i] });
+    expect(await storedKeys(t, 'staged', 'modules')).toEqual([]);
+  });
+
+  it('a put that fails starts nothing: the import stays CREATED, no job, no audit entry, nothing staged; a later start works', async () => {
+    const { importid, external_training_moduleid } = checked(await create(), 'POST /external_training_modules/imports', 201);
+    // A store whose staged/ folder cannot be made (a file is in its place): the put fails.
+    const broken = { ...t.config, storage: { kind: 'fs' as const }, dataDir: mkdtempSync(join(tmpdir(), 'cp-broken-')) };
+    mkdirSync(join(broken.dataDir, 'modules'), { recursive: true });
+    writeFileSync(join(broken.dataDir, 'modules', 'staged'), 'not a folder');
+    const auditBefore = await t.db.selectFrom('audit_log').select('auditid').where('resource_type', '=', 'training_module').where('resource_id', '=', String(external_training_moduleid)).execute();
+    await expect(startImport(t.db, broken, t.clock, importid, { kind: 'upload', staged: packageFile('Broken') })).rejects.toThrow();
+    expect(await t.db.selectFrom('training_module_imports').select('status').where('importid', '=', importid).executeTakeFirstOrThrow()).toEqual({ status: 'CREATED' });
+    expect(await importJobs(importid)).toEqual([]);
+    expect(await t.db.selectFrom('audit_log').select('auditid').where('resource_type', '=', 'training_module').where('resource_id', '=', String(external_training_moduleid)).execute()).toEqual(auditBefore);
+    expect(await storedKeys(t, 'staged', 'modules')).toEqual([]);
+    // The same start against the real store.
+    checked(await upload(importid, scormPackage('1.2', 'After the failure')), 'POST /external_training_modules/imports/{importid}/start/byUpload', 200);
+    await t.app.jobs.runDue();
+    expect(await t.db.selectFrom('training_module_imports').select(['status', 'title']).where('importid', '=', importid).executeTakeFirstOrThrow()).toEqual({ status: 'COMPLETE', title: 'After the failure' });
+    expect(await storedKeys(t, 'staged', 'modules')).toEqual([]);
   });
 });
 
