@@ -134,11 +134,16 @@ function stop(): Promise<void> {
       if (code !== 0) clean = false;
       say(`node ${n.name} stopped (${code})`);
     }));
-    await proxy?.close();
-    await s3?.close();
+    await closeParts();
     say('stopped');
     process.exit(clean ? 0 : 1);
   })());
+}
+
+/** The proxy and the S3 server, once the nodes are gone. */
+async function closeParts() {
+  await proxy?.close();
+  await s3?.close();
 }
 
 function killGroup(n: Node, signal: NodeJS.Signals) {
@@ -219,8 +224,7 @@ try {
   if (!stopping) {
     for (const n of nodes) killGroup(n, 'SIGTERM');
     await Promise.all(nodes.map((n) => n.exited));
-    await proxy?.close();
-    await s3?.close();
+    await closeParts();
   }
   process.exit(1);
 }
