@@ -178,7 +178,8 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('config', config);
   app.decorate('clock', clock);
   // Jobs are work outside requests: the database without the requests' statement timeout.
-  const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
+  // JOB_WORKERS=false: this node enqueues jobs but never claims one (`start()` does nothing).
+  const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, claims: config.jobWorkers, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
   // PDFs (work log entries, approval requests) are made in one worker thread, kept per document.
   const pdfs = new PdfRenderer(config);

@@ -63,6 +63,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   HEADERS_TIMEOUT_MS: int(),
   TIMEOUT_CHECK_INTERVAL_MS: int(),
   JOB_POLL_MS: int(),
+  JOB_WORKERS: bool,
   JOB_LEASE_SECONDS: int(),
   JOB_MEDIA_CONCURRENCY: int(),
   JOB_MAIL_CONCURRENCY: int(),

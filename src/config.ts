@@ -79,6 +79,8 @@ export interface Config {
   timeoutCheckIntervalMs: number;
   /** How often the job worker polls for due work, in milliseconds; 0 disables the worker. */
   jobPollMs: number;
+  /** Whether this node claims jobs (JOB_WORKERS); false: it still enqueues them, other nodes run them. */
+  jobWorkers: boolean;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
   jobLeaseSeconds: number;
   /** Jobs run at once per lane in one process: media work (video encodes), mail, everything else (purges). */
@@ -283,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
     ...requestTimeouts(env),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
+    jobWorkers: bool('JOB_WORKERS', env.JOB_WORKERS, true),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
     jobConcurrency: {
       media: Math.max(1, int('JOB_MEDIA_CONCURRENCY', env.JOB_MEDIA_CONCURRENCY, 1)),

@@ -119,7 +119,9 @@ async function serve(config: Config, prepared: boolean) {
   });
 
   await app.listen({ port: config.port, host: config.host });
+  // JOB_WORKERS=false: no polling here; the jobs this node enqueues are claimed by other nodes.
   app.jobs.start();
+  if (!config.jobWorkers) app.log.info('JOB_WORKERS=false: this node claims no jobs');
   if (!prepared) console.error(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
 }
 

@@ -15,6 +15,7 @@ const SWITCHES: Array<{ name: string; field: keyof Config; fallback: boolean; en
   { name: 'PG_PREPARED_STATEMENTS', field: 'pgPreparedStatements', fallback: true },
   { name: 'SEED_DEMO', field: 'seedDemo', fallback: true },
   { name: 'WEBHOOKS_APPROVALS_DEFAULT', field: 'webhooksApprovalsDefault', fallback: true },
+  { name: 'JOB_WORKERS', field: 'jobWorkers', fallback: true },
 ];
 
 describe('configuration switches', () => {
