@@ -189,6 +189,8 @@ async function main() {
     HOST: '127.0.0.1',
     // Records' links name the proxy: media URLs go through it too.
     PUBLIC_URL: publicUrl,
+    // The proxy on loopback names each client in X-Forwarded-For: limits count clients, not the proxy.
+    TRUST_PROXY: 'loopback',
     MEDIA_STORAGE: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: endpoint, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true', S3_PREFIX: '',
   };
   // One after the other: the first migrates and loads the demo site, the second finds both done.

@@ -129,6 +129,9 @@ export async function buildApp(options: BuildAppOptions) {
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // request.ip (rate limits, the audit log's client_ip) is the client's behind a load
+    // balancer only when its address is trusted; otherwise anyone could name any address.
+    trustProxy: config.trustProxy,
     ...connectionOptions(config),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Malformed URLs (bad percent-encoding, an overlong parameter) are refused by the

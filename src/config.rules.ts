@@ -3,6 +3,8 @@
 // before the database is touched, with one line per setting naming it, its value (secrets
 // and URL passwords masked) and what is allowed. A setting config.ts reads must be declared
 // here (test/config.test.ts fails otherwise).
+import { isIP } from 'node:net';
+
 export type SettingRule =
   | { kind: 'int'; min?: number; max?: number }
   | { kind: 'bool' }
@@ -11,7 +13,8 @@ export type SettingRule =
   | { kind: 'databaseUrl' }
   | { kind: 'mailTransport' }
   | { kind: 'text'; secret?: boolean }
-  | { kind: 'list' };
+  | { kind: 'list' }
+  | { kind: 'proxies' };
 
 const int = (min = 0, max = Number.MAX_SAFE_INTEGER): SettingRule => ({ kind: 'int', min, max });
 const bool: SettingRule = { kind: 'bool' };
@@ -39,6 +42,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   PRIVATE_SITE: bool,
   TOKEN_TTL: int(1),
   CORS_ORIGINS: list,
+  TRUST_PROXY: { kind: 'proxies' },
   LOG_LEVEL: { kind: 'enum', values: LOG_LEVELS },
   SEED_DEMO: bool,
   PUBLIC_URL: { kind: 'httpUrl' },
@@ -160,6 +164,25 @@ function httpUrlProblem(value: string): string | null {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? null : 'an absolute http:// or https:// URL';
 }
 
+/** The names Fastify's trust-proxy list (proxy-addr) takes for address ranges. */
+export const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: a number of proxy hops, or a comma list of addresses, CIDR ranges and range names. */
+function proxiesProblem(value: string): string | null {
+  const allowed = `a number of proxy hops, or a comma list of addresses, CIDR ranges (10.0.0.0/8) and ${PROXY_RANGE_NAMES.join(', ')}`;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value) >= 1 ? null : allowed;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const valid = (item: string) => {
+    if (PROXY_RANGE_NAMES.includes(item)) return true;
+    const [address, prefix, ...rest] = item.split('/');
+    const family = isIP(address);
+    if (!family || rest.length) return false;
+    if (prefix === undefined) return true;
+    return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  };
+  return items.length > 0 && items.every(valid) ? null : allowed;
+}
+
 /** What is wrong with one value, as "what is allowed"; null when it is right. */
 function problem(rule: SettingRule, raw: string): string | null {
   const value = raw.trim();
@@ -200,6 +223,8 @@ function problem(rule: SettingRule, raw: string): string | null {
         return allowed;
       }
     }
+    case 'proxies':
+      return proxiesProblem(value);
     case 'text':
     case 'list':
       return null;

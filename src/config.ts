@@ -35,6 +35,8 @@ export interface Config {
   tokenTtl: number;
   /** Allowed CORS origins; `*` (the default) allows any. */
   corsOrigins: string[] | '*';
+  /** Which peers' X-Forwarded-For is believed (TRUST_PROXY): false (none), a hop count, or addresses and ranges. */
+  trustProxy: false | number | string[];
   logLevel: string;
   seedDemo: boolean;
   /** Base of every absolute URL in records, without a trailing slash. */
@@ -233,6 +235,13 @@ export function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
   };
 }
 
+/** TRUST_PROXY as Fastify takes it (checked by config.rules.ts): unset, none; digits, hops; else a list. */
+function trustProxySetting(value: string | undefined): Config['trustProxy'] {
+  const v = (value ?? '').trim();
+  if (!v) return false;
+  return /^[0-9]+$/.test(v) ? Number(v) : list(v);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkSettings(env);
   const port = int('PORT', env.PORT, 3000);
@@ -263,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     privateSite: bool('PRIVATE_SITE', env.PRIVATE_SITE, false),
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
