@@ -118,6 +118,10 @@ async function serve(config: Config, prepared: boolean) {
     await handle.destroy();
   });
 
+  // The orphan sweep's next run, unless one is waiting or running (one for all nodes: storage/orphans.ts).
+  const { orphanSweepInterval, scheduleOrphanSweep } = await import('./storage/orphans.js');
+  await scheduleOrphanSweep(handle.longWorkDb, systemClock, systemClock.now() + orphanSweepInterval(config));
+
   await app.listen({ port: config.port, host: config.host });
   app.jobs.start();
   if (!prepared) console.error(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
