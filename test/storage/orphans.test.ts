@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
 import { areas } from '../../src/areas/index.js';
 import { newGuid } from '../../src/areas/media/guid.js';
 import { FileBlobStore, NAMESPACES, blobStoreFor } from '../../src/storage/blob-store.js';
@@ -249,6 +250,13 @@ describe('npm run media:sweep', () => {
     expect(err.code).toBe(64);
     expect(err.stderr).toContain('--grace must be a number of seconds');
   }, 120_000);
+});
+
+it('MEDIA_ORPHAN_GRACE_S: a day by default, at least an hour', () => {
+  expect(loadConfig({}).mediaOrphanGraceS).toBe(86_400);
+  expect(loadConfig({ MEDIA_ORPHAN_GRACE_S: '7200' }).mediaOrphanGraceS).toBe(7200);
+  expect(orphanSweepInterval({ mediaOrphanGraceS: 7200 })).toBe(300);
+  for (const bad of ['60', '-1', 'a day']) expect(() => loadConfig({ MEDIA_ORPHAN_GRACE_S: bad })).toThrow(/MEDIA_ORPHAN_GRACE_S must be an integer of at least 3600/);
 });
 
 it('covers both namespaces', () => {
