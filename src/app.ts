@@ -26,6 +26,7 @@ import { JobWorker } from './jobs/queue.js';
 import { PdfRenderer } from './pdf/pdf.renderer.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { ORPHAN_SWEEP_JOB, orphanSweepJob } from './storage/orphans.js';
 import { auditChainKey } from './audit/key.js';
 import { noApprovals, noStageAssessmentFields, type GuideApprovals, type StageAssessmentFields } from './areas/area.js';
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
@@ -230,6 +231,8 @@ export async function buildApp(options: BuildAppOptions) {
     await app.register(area.routes, { prefix: BASE_PATH });
     if (area.publicRoutes) await app.register(area.publicRoutes);
   }
+  // Stored files no row references, deleted after MEDIA_ORPHAN_GRACE_S (storage/orphans.ts).
+  jobs.register(ORPHAN_SWEEP_JOB, orphanSweepJob(config, clock, areas.flatMap((a) => a.storedFiles ?? [])));
   registerShadowedMethods(app);
 
   app.addHook('onClose', async () => {

@@ -91,6 +91,8 @@ export const SETTINGS: Record<string, SettingRule> = {
   MEDIA_STORAGE: { kind: 'enum', values: ['fs', 's3'] },
   MEDIA_URL_MODE: { kind: 'enum', values: ['app', 'redirect'] },
   MEDIA_DELETE_GRACE_S: int(),
+  // Longer than any write takes from its file to its row (a video's encodes: VIDEO_ENCODE_TIMEOUT_MS each).
+  MEDIA_ORPHAN_GRACE_S: int(3600),
   S3_BUCKET: text,
   S3_ENDPOINT: { kind: 'httpUrl' },
   S3_REGION: text,

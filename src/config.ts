@@ -127,6 +127,8 @@ export interface Config {
   mediaUrlMode: 'app' | 'redirect';
   /** Seconds a deleted item's stored files are kept before the job queue deletes them (a backup taken meanwhile stays whole). */
   mediaDeleteGraceS: number;
+  /** Seconds a stored file no row references is kept before the orphan sweep deletes it (storage/orphans.ts). */
+  mediaOrphanGraceS: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -323,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage,
     mediaUrlMode,
     mediaDeleteGraceS: int('MEDIA_DELETE_GRACE_S', env.MEDIA_DELETE_GRACE_S, 7 * 24 * 3600),
+    mediaOrphanGraceS: int('MEDIA_ORPHAN_GRACE_S', env.MEDIA_ORPHAN_GRACE_S, 24 * 3600),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),

@@ -16,6 +16,7 @@ import { databaseProblem } from './db/reachable.js';
 import { openDatabase, requestBounds } from './db/database.js';
 import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
+import { orphanSweepInterval, scheduleOrphanSweep } from './storage/orphans.js';
 import { BASE_PATH } from './http/base-path.js';
 
 const config = loadConfigOrExit();
@@ -117,6 +118,9 @@ async function serve(config: Config, prepared: boolean) {
     // A root onClose hook added here would run before them (hooks run last-added first).
     await handle.destroy();
   });
+
+  // The orphan sweep's next run, unless one is waiting or running (one for all nodes: storage/orphans.ts).
+  await scheduleOrphanSweep(handle.longWorkDb, systemClock, systemClock.now() + orphanSweepInterval(config));
 
   await app.listen({ port: config.port, host: config.host });
   // JOB_WORKERS=false: no polling here; the jobs this node enqueues are claimed by other nodes.

@@ -189,3 +189,13 @@ export async function unpackPackage(path: string, store: BlobStore, prefix: stri
 export const importPrefix = (importid: number) => String(importid);
 /** Where a package waits between its upload or download and its unpacking, in the `modules` store. */
 export const stagedKey = (importid: number) => `staged/${importid}.zip`;
+
+/** What a key of the `modules` store is, and its import; null: not a key this area makes. */
+export function moduleKeyOwner(key: string): { kind: 'staged' | 'unpacked'; importid: number } | null {
+  const staged = /^staged\/(\d{1,15})\.zip$/.exec(key);
+  if (staged && key === stagedKey(Number(staged[1]))) return { kind: 'staged', importid: Number(staged[1]) };
+  const first = key.split('/')[0];
+  // Read back through the builders, so that the scheme is written once.
+  if (/^\d{1,15}$/.test(first) && key.length > first.length + 1 && importPrefix(Number(first)) === first) return { kind: 'unpacked', importid: Number(first) };
+  return null;
+}
