@@ -23,6 +23,7 @@ import autocannon, { type Request as LoadRequest } from 'autocannon';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
 import { ADMITTED_AT_OFFER } from '../src/areas/shared/byte-cache.js';
 import { freePort, login, startServer, REPO_ROOT, type ServerProcess } from './lib/server-process.js';
+import { fingerprint, fingerprintKey, type NodeKey } from '../src/node-keys.js';
 import { BENCH_SERVER_ENV, DEFAULT_DATABASE, prng } from './seed.js';
 
 const API = '/api/2.0';
@@ -37,6 +38,36 @@ const API = '/api/2.0';
 const HOT_SET = 2000;
 /** The reads (and the mixed profile) run again with the server as several processes (`--processes N`). */
 const PROCESS_SCENARIOS = ['list', 'guide', 'suggest', 'mixed'];
+/**
+ * The node keys the benchmark's server is given (docs/operations.md, "Node keys"), the same
+ * every run: the database keeps their fingerprints from the first start and refuses a node
+ * with other keys, and MEDIA_STORAGE=s3 requires them set (32 bytes at least).
+ * MEDIA_URL_SECRET is BENCH_SERVER_ENV's, which the stored guide records were built with.
+ */
+const BENCH_NODE_KEYS: Record<Exclude<NodeKey, 'MEDIA_URL_SECRET'>, string> = {
+  WEBHOOK_SECRETS_KEY: 'the benchmark webhook secrets key, fs and s3',
+  AUDIT_CHAIN_KEY: 'the benchmark audit chain key, fs and s3 alike',
+};
+
+/**
+ * Forgets the fingerprints of node keys other than the benchmark's in a benchmark's
+ * database: until 2026-12-04 its server made WEBHOOK_SECRETS_KEY and AUDIT_CHAIN_KEY in its
+ * temporary data folder, new each run, and since the database kept fingerprints (8a3e8dc)
+ * the second run on a site refused to start. A benchmark's site only: its audit log does
+ * not verify across such a change (it never did across runs).
+ */
+async function forgetOtherNodeKeys(databaseUrl: string, keys: Record<NodeKey, string>): Promise<void> {
+  const h = openDatabase(databaseUrl);
+  try {
+    for (const [name, key] of Object.entries(keys) as Array<[NodeKey, string]>) {
+      const r = await h.db.deleteFrom('site_state').where('key', '=', fingerprintKey(name)).where('value', '!=', fingerprint(Buffer.from(key, 'utf8'))).executeTakeFirst();
+      if (Number(r.numDeletedRows) > 0) console.log(`the database's fingerprint of ${name} was of another key (a run before the benchmark's keys were fixed): forgotten`);
+    }
+  } finally {
+    await h.destroy();
+  }
+}
+
 
 export interface Measure {
   requests: number;
@@ -671,7 +702,8 @@ async function main() {
   let baseline: ChildProcess | null = null;
   const failures: string[] = [];
   try {
-    const serverEnv = { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' };
+    await forgetOtherNodeKeys(databaseUrl, { MEDIA_URL_SECRET: BENCH_SERVER_ENV.MEDIA_URL_SECRET, ...BENCH_NODE_KEYS });
+    const serverEnv = { ...BENCH_SERVER_ENV, ...BENCH_NODE_KEYS, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' };
     const statementTimes = statementsDir === undefined ? undefined : new StatementTimes(statementsDir);
     server = await startServer({
       databaseUrl, dataDir: dir, built: true, env: { ...serverEnv, ...statementTimes?.env },
