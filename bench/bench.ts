@@ -23,7 +23,9 @@ import autocannon, { type Request as LoadRequest } from 'autocannon';
 import { dialectOf, openDatabase, sqlitePath } from '../src/db/database.js';
 import { ADMITTED_AT_OFFER } from '../src/areas/shared/byte-cache.js';
 import { freePort, login, startServer, REPO_ROOT, type ServerProcess } from './lib/server-process.js';
+import { fingerprint, fingerprintKey, type NodeKey } from '../src/node-keys.js';
 import { BENCH_SERVER_ENV, DEFAULT_DATABASE, prng } from './seed.js';
+import { removeUploads, startS3, uploadImages, type BenchS3 } from './lib/images.js';
 
 const API = '/api/2.0';
 /**
@@ -37,6 +39,45 @@ const API = '/api/2.0';
 const HOT_SET = 2000;
 /** The reads (and the mixed profile) run again with the server as several processes (`--processes N`). */
 const PROCESS_SCENARIOS = ['list', 'guide', 'suggest', 'mixed'];
+/**
+ * The node keys the benchmark's server is given (docs/operations.md, "Node keys"), the same
+ * every run: the database keeps their fingerprints from the first start and refuses a node
+ * with other keys, and MEDIA_STORAGE=s3 requires them set (32 bytes at least).
+ * MEDIA_URL_SECRET is BENCH_SERVER_ENV's, which the stored guide records were built with.
+ */
+const BENCH_NODE_KEYS: Record<Exclude<NodeKey, 'MEDIA_URL_SECRET'>, string> = {
+  WEBHOOK_SECRETS_KEY: 'the benchmark webhook secrets key, fs and s3',
+  AUDIT_CHAIN_KEY: 'the benchmark audit chain key, fs and s3 alike',
+};
+
+/**
+ * Forgets the fingerprints of node keys other than the benchmark's in a benchmark's
+ * database: until 2026-12-04 its server made WEBHOOK_SECRETS_KEY and AUDIT_CHAIN_KEY in its
+ * temporary data folder, new each run, and since the database kept fingerprints (8a3e8dc)
+ * the second run on a site refused to start. A benchmark's site only: its audit log does
+ * not verify across such a change (it never did across runs).
+ */
+async function forgetOtherNodeKeys(databaseUrl: string, keys: Record<NodeKey, string>): Promise<void> {
+  const h = openDatabase(databaseUrl);
+  try {
+    for (const [name, key] of Object.entries(keys) as Array<[NodeKey, string]>) {
+      const r = await h.db.deleteFrom('site_state').where('key', '=', fingerprintKey(name)).where('value', '!=', fingerprint(Buffer.from(key, 'utf8'))).executeTakeFirst();
+      if (Number(r.numDeletedRows) > 0) console.log(`the database's fingerprint of ${name} was of another key (a run before the benchmark's keys were fixed): forgotten`);
+    }
+  } finally {
+    await h.destroy();
+  }
+}
+
+/** The image variant the image scenarios ask for: 592 × 444 at most, what a guide's step shows. */
+const IMAGE_VARIANT = 'medium';
+/** Images whose variant `image-variant` reads over and over. */
+const WARM_IMAGES = 8;
+/**
+ * Variants a second that `image-variant-cold` is given images for by default (`--images`):
+ * each of its requests needs an image of its own, and an upload costs about ten cold reads.
+ */
+const COLD_PER_SECOND = 100;
 
 export interface Measure {
   requests: number;
@@ -77,6 +118,10 @@ export interface ScenarioResult extends Measure {
 export interface BenchReport {
   label: string;
   date: string;
+  /** Where the server kept its files (MEDIA_STORAGE; s3: s3rver on loopback). */
+  storage?: 'fs' | 's3';
+  /** The images uploaded for the image scenarios. */
+  images?: { count: number; averageKb: number; uploadSeconds: number };
   machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; shared: string; loadAverage: { start: number; end: number } };
   database: { kind: string; version: string; sizeMb: number };
   data: { guides: number; publicGuides: number; steps: number; lines: number; wikis: number; users: number; comments: number; assignees?: number };
@@ -324,7 +369,23 @@ interface Scenario {
   conditional?: boolean;
   /** Its requests accept gzip: the sample, and the baseline's answer, are the gzipped bytes the server sent. */
   gzip?: boolean;
+  /** A file, not JSON: the baseline answers the sample's bytes with its Content-Type. */
+  binary?: boolean;
+  /** Run only when named in --only (its setup takes minutes). */
+  optIn?: boolean;
+  /** Before its warm-up (each time it runs): what it must find made. */
+  prepare?(url: string, parallel: number): Promise<void>;
+  /** After its measure: what makes the run invalid, if anything. */
+  check?(): string | undefined;
 }
+
+/** The images of the image scenarios: signed paths of their IMAGE_VARIANT. */
+interface ImagePool {
+  warm: string[];
+  cold: string[];
+}
+
+const get = (path: () => string): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) });
 
 /** The ETags the server gave for the hot set's guides (GET /guides/{id}), by guide id. */
 type Tags = Map<number, string>;
@@ -332,7 +393,7 @@ type Tags = Map<number, string>;
 /** The tokens of the pool's leads, in its order. */
 type LeadTokens = string[];
 
-function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTokens: LeadTokens = []): Scenario[] {
+function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTokens: LeadTokens = [], images?: ImagePool): Scenario[] {
   let n = 0;
   const r = prng(7);
   const randomGuide = () => pool.guides[r.int(0, pool.guides.length - 1)];
@@ -365,7 +426,6 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTo
     method: 'POST',
     setupRequest: (req) => ({ ...req, path: `${API}/comments/guide/${randomGuide().guideid}`, headers: auth, body: JSON.stringify({ text: `A benchmark comment, number ${++n}.` }) }),
   });
-  const get = (path: () => string): LoadRequest => ({ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) });
   const guidePath = () => `${API}/guides/${randomGuide().guideid}`;
   // The hot set again, each request naming the tag the server gave for that guide: a 304
   // without a body is the answer, and the success, of every one.
@@ -405,6 +465,7 @@ function scenarios(pool: Pool, token: string, offset: number, tags: Tags, leadTo
     }] : []),
     { name: 'comments', request: 'GET /comments?context=guide', kind: 'read', requests: () => [get(() => `${API}/comments?context=guide`)], sample: () => `${API}/comments?context=guide` },
     ...workforceScenarios(pool.workforce, token, leadTokens),
+    ...(images ? imageScenarios(images) : []),
   ];
   // 90 reads and 10 writes, interleaved the same way every run.
   const mixed = (): LoadRequest[] => {
@@ -471,6 +532,40 @@ function workforceScenarios(w: WorkforcePool, adminToken: string, leadTokens: Le
   if (w.teamPages) out.push(adminGet('team-summaries', `GET /course_assignments/teamSummaries?page=…&limit=20 (random of ${w.teamPages} pages, as the Admin)`, () => `${API}/course_assignments/teamSummaries?page=${r.int(1, w.teamPages)}&limit=20`));
   if (w.assigned.length) out.push(adminGet('user-assignments', `GET /course_assignments/completion/user/{userid}?limit=20 (random of ${w.assigned.length} users, as the Admin)`, () => `${API}/course_assignments/completion/user/${w.assigned[r.int(0, w.assigned.length - 1)]}?limit=20`));
   return out;
+}
+
+/**
+ * An image variant served by the app from storage (media.files.ts), as an <img> of a
+ * guide's step asks for it with the record's signed URL. Warm: the same few variants,
+ * made before the measure; each request still reads the stored variant from storage (its
+ * size looked up twice, then its bytes: on s3 two HEADs and a GET; the app keeps no file
+ * in memory). Cold:
+ * each request the variant of an image never asked for, so the app finds no stored
+ * variant, reads the original from storage (on s3: downloaded to a temporary file), makes
+ * the variant with sharp in its image queue (IMAGE_CONCURRENCY, 2), stores it, and then
+ * serves it from storage like a warm one. Opt-in: it needs an upload per request.
+ */
+function imageScenarios(images: ImagePool): Scenario[] {
+  const r = prng(13);
+  let next = 0;
+  let repeated = 0;
+  const cold = () => {
+    if (next >= images.cold.length) repeated++;
+    return images.cold[next++ % images.cold.length];
+  };
+  const sample = () => images.warm[0];
+  return [
+    {
+      name: 'image-variant', request: `GET /files/images/{guid}.${IMAGE_VARIANT} (random of ${images.warm.length}, made before)`, kind: 'read', binary: true,
+      requests: () => [get(() => images.warm[r.int(0, images.warm.length - 1)])], sample,
+      prepare: (url, parallel) => prewarm(url, images.warm, parallel),
+    },
+    ...(images.cold.length ? [{
+      name: 'image-variant-cold', request: `GET /files/images/{guid}.${IMAGE_VARIANT} (each of ${images.cold.length} images once: made from the original)`, kind: 'read' as const, binary: true, optIn: true,
+      requests: () => [get(cold)], sample,
+      check: () => repeated ? `image-variant-cold: ${repeated} of ${next} requests found no image left whose variant was still to make (upload more: --images)` : undefined,
+    }] : []),
+  ];
 }
 
 // ------------------------------------------------------------------ the run
@@ -543,8 +638,8 @@ async function conditionalSample(url: string, path: string): Promise<{ status: 3
 
 const ACCEPT_GZIP = { 'accept-encoding': 'gzip' };
 
-/** What the baseline answers for a scenario (bench/baseline-server.ts): a body, a 304 with a tag, or gzipped bytes (base64). */
-type Sample = string | { status: 304; etag: string } | { gzip: string };
+/** What the baseline answers for a scenario (bench/baseline-server.ts): a body, a 304 with a tag, gzipped bytes (base64), or a file's bytes (base64) and type. */
+type Sample = string | { status: 304; etag: string } | { gzip: string } | { file: string; type: string };
 
 /**
  * A gzipped answer's sample: the bytes as sent (fetch would decode them). A guide read
@@ -579,7 +674,8 @@ export function markdown(report: BenchReport): string {
   const out: string[] = [];
   out.push(`**${report.label}**: ${report.database.kind} ${report.database.version}, ${report.data.guides.toLocaleString('en')} guides (${report.data.steps.toLocaleString('en')} steps, ${report.data.lines.toLocaleString('en')} lines, ${report.data.wikis.toLocaleString('en')} wikis, ${report.data.comments.toLocaleString('en')} comments; ${report.database.sizeMb} MB), ` +
     `${report.data.users.toLocaleString('en')} users${report.data.assignees !== undefined ? ` (${report.data.assignees.toLocaleString('en')} course assignees)` : ''}, ` +
-    `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}, load average ${report.machine.loadAverage.start} → ${report.machine.loadAverage.end} (shared machine); ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.`);
+    `${report.machine.cores} × ${report.machine.cpu}, ${report.machine.memoryGb} GB, Node ${report.machine.node}, load average ${report.machine.loadAverage.start} → ${report.machine.loadAverage.end} (shared machine); ${report.durationSeconds} s per scenario, ${report.connections} connections (writes ${report.writeConnections}); ${report.date}.` +
+    (report.images ? ` Files on ${report.storage === 's3' ? 'S3 (`MEDIA_STORAGE=s3`, s3rver on loopback)' : 'the filesystem (`MEDIA_STORAGE=fs`)'}: ${report.images.count} images of 1600 × 1200 uploaded before the scenarios (JPEG, ${report.images.averageKb} KB on average, in ${report.images.uploadSeconds} s).` : ''));
   out.push('');
   out.push('| Scenario | Conn. | req/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB | baseline req/s | ratio |');
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
@@ -634,14 +730,18 @@ async function main() {
       statements: { type: 'string' },
       // Default: 2 server processes for the second part when the machine has 2 cores or more.
       processes: { type: 'string', default: String(cpus().length >= 2 ? 2 : 0) },
+      storage: { type: 'string', default: 'fs' },
+      images: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--statements dir] [--processes N]\n` +
+    console.log(`npm run bench -- [--database ${DEFAULT_DATABASE}|postgres://...] [--duration 10] [--connections 8] [--write-connections 32] [--only guide,suggest,...] [--label name] [--json file] [--md file] [--no-build] [--no-baseline] [--cpu-prof dir] [--statements dir] [--processes N] [--storage fs|s3] [--images N]\n` +
       '--statements DIR (SQLite): the time of each SQL statement the server ran in each measured window, into DIR/<scenario>.txt (bench/lib/statement-times.mjs).\n' +
       `--processes N (default ${cpus().length >= 2 ? 2 : 0} here; 0 or 1: none): afterwards, ${PROCESS_SCENARIOS.join(', ')} again with the server as N processes (WEB_CONCURRENCY=N), as rows of their own.\n` +
-      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, search, assignees, comments, skills-matrix, team-courses, summaries, team-summaries, user-assignments, comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--users N] [--database URL].');
+      '--storage s3: the server keeps its files in a bucket of s3rver (a devDependency) on loopback, started with a temporary folder (default fs: its data folder).\n' +
+      `--images N: the images uploaded for the image scenarios (default ${WARM_IMAGES}, or with image-variant-cold ${WARM_IMAGES} + ${COLD_PER_SECOND} per second of its warm-up and measure).\n` +
+      'Scenarios: floor, list, list-offset, guide, guide-304, guide-cold, hierarchy, wiki, suggest, search, assignees, comments, skills-matrix, team-courses, summaries, team-summaries, user-assignments, image-variant, image-variant-cold (only when named in --only), comment, patch, login, mixed. Seed the database first: npm run seed:bench -- --guides N [--users N] [--database URL].');
     return;
   }
   const databaseUrl = values.database!;
@@ -654,6 +754,12 @@ async function main() {
   const processes = Number(values.processes);
   if (!Number.isInteger(processes) || processes < 0) throw new Error(`--processes: a whole number (0 or 1: none), not ${values.processes}`);
   const statementsDir = values.statements;
+  const storage = values.storage;
+  if (storage !== 'fs' && storage !== 's3') throw new Error(`--storage: fs or s3, not ${storage}`);
+  const wantCold = only?.includes('image-variant-cold') ?? false;
+  const wantImages = wantCold || !only || only.includes('image-variant');
+  const imageCount = values.images !== undefined ? Number(values.images) : WARM_IMAGES + (wantCold ? COLD_PER_SECOND * (duration + warmup) : 0);
+  if (!Number.isInteger(imageCount) || imageCount < WARM_IMAGES + (wantCold ? 1 : 0)) throw new Error(`--images: a whole number from ${WARM_IMAGES + (wantCold ? 1 : 0)}, not ${values.images}`);
   if (statementsDir !== undefined && dialectOf(databaseUrl) !== 'sqlite') throw new Error('--statements times SQLite\'s statements (on PostgreSQL, its log does: log_min_duration_statement)');
 
   if (!values['no-build']) {
@@ -664,14 +770,18 @@ async function main() {
   if (dialectOf(databaseUrl) === 'sqlite' && sqlitePath(databaseUrl) !== ':memory:') warmSqliteFile(sqlitePath(databaseUrl));
   const loadStart = +loadavg()[0].toFixed(2);
   const pool = await loadPool(databaseUrl, 20261122);
-  const label = values.label ?? `${dialectOf(databaseUrl)}-${pool.counts.guides >= 1000 ? `${Math.round(pool.counts.guides / 1000)}k` : pool.counts.guides}`;
+  const label = values.label ?? `${dialectOf(databaseUrl)}-${pool.counts.guides >= 1000 ? `${Math.round(pool.counts.guides / 1000)}k` : pool.counts.guides}${storage === 's3' ? '-s3' : ''}`;
   const offset = Math.min(10000, Math.floor(pool.counts.publicGuides / 2));
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-'));
   let server: ServerProcess | null = null;
   let baseline: ChildProcess | null = null;
+  let s3: BenchS3 | null = null;
+  let uploaded: number[] = [];
   const failures: string[] = [];
   try {
-    const serverEnv = { ...BENCH_SERVER_ENV, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000' };
+    if (storage === 's3') s3 = await startS3();
+    await forgetOtherNodeKeys(databaseUrl, { MEDIA_URL_SECRET: BENCH_SERVER_ENV.MEDIA_URL_SECRET, ...BENCH_NODE_KEYS });
+    const serverEnv = { ...BENCH_SERVER_ENV, ...BENCH_NODE_KEYS, LOG_LEVEL: 'warn', SEED_DEMO: 'false', LOGIN_RATE_LIMIT: '100000000', JOB_POLL_MS: '1000', ...s3?.env };
     const statementTimes = statementsDir === undefined ? undefined : new StatementTimes(statementsDir);
     server = await startServer({
       databaseUrl, dataDir: dir, built: true, env: { ...serverEnv, ...statementTimes?.env },
@@ -682,8 +792,18 @@ async function main() {
     const leadNames = ['skills-matrix', 'team-courses'];
     const leadTokens = !only || only.some((n) => leadNames.includes(n)) ? await Promise.all(pool.workforce.leads.map((l) => login(server!.url, l.email))) : [];
     const tags: Tags = new Map();
-    const all = scenarios(pool, token, offset, tags, leadTokens);
-    const list = all.filter((s) => !only || only.includes(s.name));
+    let images: ImagePool | undefined;
+    let imageReport: BenchReport['images'];
+    if (wantImages) {
+      console.log(`uploading ${imageCount} images (${storage})...`);
+      const up = await uploadImages(server.url, token, imageCount, 4);
+      uploaded = up.images.map((i) => i.imageid);
+      const paths = up.images.map((i) => i.paths[IMAGE_VARIANT]);
+      images = { warm: paths.slice(0, WARM_IMAGES), cold: wantCold ? paths.slice(WARM_IMAGES) : [] };
+      imageReport = { count: up.images.length, averageKb: Math.round(up.bytes / up.images.length / 1024), uploadSeconds: +up.seconds.toFixed(1) };
+    }
+    const all = scenarios(pool, token, offset, tags, leadTokens, images);
+    const list = all.filter((s) => (!only && !s.optIn) || only?.includes(s.name));
     // What the baseline answers: one real answer per read scenario (for a conditional
     // read, the tag and a 304 without a body).
     const samples: Record<string, Sample> = {};
@@ -695,6 +815,12 @@ async function main() {
       }
       if (s.gzip && s.sample) {
         samples[s.name] = { gzip: (await gzipSample(server.url, s.sample)).toString('base64') };
+        continue;
+      }
+      if (s.binary && s.sample) {
+        const res = await fetch(`${server.url}${s.sample()}`);
+        if (res.status !== 200) throw new Error(`${s.name}: ${res.url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        samples[s.name] = { file: Buffer.from(await res.arrayBuffer()).toString('base64'), type: res.headers.get('content-type') ?? 'application/octet-stream' };
         continue;
       }
       const res = s.sampleFetch ? await s.sampleFetch(server.url) : await fetch(`${server.url}${s.sample!()}`, s.authSample ? { headers: { authorization: `api ${token}` } } : undefined);
@@ -724,6 +850,7 @@ async function main() {
       if (s.name === 'guide' || s.name === 'mixed') await prewarm(srv.url, Array.from({ length: ADMITTED_AT_OFFER * n }, () => pool.guides.map((g) => `${API}/guides/${g.guideid}`)).flat(), connections);
       // The tags are taken just before the measure, from the answers of this server.
       if (s.conditional) await collectTags(srv.url, pool, tags, connections);
+      await s.prepare?.(srv.url, connections);
       if (warmup) await drive(srv.url, s.requests(), warmup, c, { ok: s.ok });
       if (n === 1 && statementTimes) await statementTimes.mark(srv.proc.pid!);
       const m = await drive(srv.url, s.requests(), duration, c, { pid: srv.proc.pid, tree: n > 1, ok: s.ok });
@@ -739,6 +866,8 @@ async function main() {
         result.ratio = +(m.rps / result.baseline.rps).toFixed(3);
       }
       if (m.errors) failures.push(`${result.name}: ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
+      const invalid = s.check?.();
+      if (invalid) failures.push(invalid);
       results.push(result);
       console.log(`  ${result.request.padEnd(42)} ${String(m.rps).padStart(6)} req/s  p50 ${fmt(m.p50, 2)}  p95 ${fmt(m.p95, 2)}  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}  RSS ${fmt(m.peakRssMb, 0)} MB  ${m.bytesPerAnswer} B/answer` +
         (result.baseline ? `  | baseline ${result.baseline.rps} req/s: ${Math.round(result.ratio! * 100)} %` : ''));
@@ -769,6 +898,8 @@ async function main() {
     const report: BenchReport = {
       label,
       date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      storage,
+      ...(imageReport ? { images: imageReport } : {}),
       machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}`, node: process.versions.node, shared: 'shared with other work; the load generator runs on the same machine', loadAverage: { start: loadStart, end: +loadavg()[0].toFixed(2) } },
       database: pool.database,
       data: pool.counts,
@@ -795,6 +926,8 @@ async function main() {
   } finally {
     baseline?.kill('SIGTERM');
     await server?.stop();
+    await s3?.close();
+    await removeUploads(databaseUrl, uploaded);
     rmSync(dir, { recursive: true, force: true });
   }
 }

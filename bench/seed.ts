@@ -250,7 +250,14 @@ export interface SeedOptions {
  * (`storedTtl`), so records built by the seed serve a benchmark run the same day instead
  * of 50 minutes.
  */
-export const BENCH_SERVER_ENV = { PUBLIC_URL: 'http://bench.localhost', MEDIA_URL_SECRET: 'the benchmark media url secret', MEDIA_URL_TTL: '86400' };
+/**
+ * The benchmark server's settings that its stored guide records depend on (builderOf in
+ * guides.stored.ts). MEDIA_URL_SECRET has the 32 bytes a node key needs with
+ * MEDIA_STORAGE=s3 (`npm run bench -- --storage s3`), so that runs on fs and on s3 serve
+ * the same stored records (until 2026-12-04 it was 30 bytes: a site seeded before needs
+ * `--records only` once).
+ */
+export const BENCH_SERVER_ENV = { PUBLIC_URL: 'http://bench.localhost', MEDIA_URL_SECRET: 'the benchmark media url secret, fs and s3', MEDIA_URL_TTL: '86400' };
 
 export interface SeedSummary {
   guides: number; users: number; teams: number; categories: number; wikis: number; steps: number; lines: number; images: number; comments: number;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark's smoke run (CI, after the tests): a tiny site in a temporary SQLite file
-# (300 guides, a workforce of 500 people), every scenario for 1 s, then four of them again
+# (300 guides, a workforce of 500 people), every scenario for 1 s (`image-variant` on 8
+# uploaded images; `image-variant-cold` is opt-in: an upload per request), then four again
 # with the server as 2 processes (WEB_CONCURRENCY=2), and a check that the JSON was
 # written with no failed request.
 # Speed is not judged here (see BENCHMARKS.md); only that the benchmark still works.
@@ -24,7 +25,7 @@ npm run -s bench -- --database "$db" --duration 1 --connections 4 --write-connec
 node -e '
 const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 const bad = r.scenarios.filter((s) => s.errors > 0 || s.requests === 0);
-const missing = ["guide-304", "guide-cold-gzip", "guide-x2", "mixed-x2", "skills-matrix", "team-courses", "summaries", "team-summaries", "user-assignments"].filter((n) => !r.scenarios.some((s) => s.name === n));
+const missing = ["guide-304", "guide-cold-gzip", "guide-x2", "mixed-x2", "skills-matrix", "team-courses", "summaries", "team-summaries", "user-assignments", "image-variant"].filter((n) => !r.scenarios.some((s) => s.name === n));
 if (r.scenarios.length < 10 || bad.length || missing.length || r.failures.length) {
   console.error("benchmark smoke run failed:", JSON.stringify({ scenarios: r.scenarios.length, bad: bad.map((s) => [s.name, s.requests, s.statusCodes]), missing, failures: r.failures }));
   process.exit(1);

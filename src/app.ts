@@ -26,6 +26,7 @@ import { JobWorker } from './jobs/queue.js';
 import { PdfRenderer } from './pdf/pdf.renderer.js';
 import { stopAllPrograms } from './process-runner.js';
 import { areas } from './areas/index.js';
+import { ORPHAN_SWEEP_JOB, orphanSweepJob } from './storage/orphans.js';
 import { auditChainKey } from './audit/key.js';
 import { noApprovals, noStageAssessmentFields, type GuideApprovals, type StageAssessmentFields } from './areas/area.js';
 import { joinBadgeRules, type BadgeRule } from './areas/users/badges.js';
@@ -129,6 +130,9 @@ export async function buildApp(options: BuildAppOptions) {
     bodyLimit: config.bodyLimit,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // request.ip (rate limits, the audit log's client_ip) is the client's behind a load
+    // balancer only when its address is trusted; otherwise anyone could name any address.
+    trustProxy: config.trustProxy,
     ...connectionOptions(config),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Malformed URLs (bad percent-encoding, an overlong parameter) are refused by the
@@ -178,7 +182,8 @@ export async function buildApp(options: BuildAppOptions) {
   app.decorate('config', config);
   app.decorate('clock', clock);
   // Jobs are work outside requests: the database without the requests' statement timeout.
-  const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
+  // JOB_WORKERS=false: this node enqueues jobs but never claims one (`start()` does nothing).
+  const jobs = new JobWorker(handle.longWorkDb, clock, app.log, { pollMs: config.jobPollMs, claims: config.jobWorkers, leaseSeconds: config.jobLeaseSeconds, concurrency: config.jobConcurrency });
   app.decorate('jobs', jobs);
   // PDFs (work log entries, approval requests) are made in one worker thread, kept per document.
   const pdfs = new PdfRenderer(config);
@@ -226,6 +231,8 @@ export async function buildApp(options: BuildAppOptions) {
     await app.register(area.routes, { prefix: BASE_PATH });
     if (area.publicRoutes) await app.register(area.publicRoutes);
   }
+  // Stored files no row references, deleted after MEDIA_ORPHAN_GRACE_S (storage/orphans.ts).
+  jobs.register(ORPHAN_SWEEP_JOB, orphanSweepJob(config, clock, areas.flatMap((a) => a.storedFiles ?? [])));
   registerShadowedMethods(app);
 
   app.addHook('onClose', async () => {

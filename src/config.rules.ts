@@ -4,6 +4,7 @@
 // and URL passwords masked) and what is allowed. A setting config.ts reads must be declared
 // here (test/config.test.ts fails otherwise).
 import { importFormProblem, isImportForm } from './server-keys.js';
+import { isIP } from 'node:net';
 
 export type SettingRule =
   | { kind: 'int'; min?: number; max?: number }
@@ -15,7 +16,8 @@ export type SettingRule =
   | { kind: 'text'; secret?: boolean }
   /** A key: a secret text, or the import form `base64url:<bytes>` of a generated key (server-keys.ts). */
   | { kind: 'key' }
-  | { kind: 'list' };
+  | { kind: 'list' }
+  | { kind: 'proxies' };
 
 const int = (min = 0, max = Number.MAX_SAFE_INTEGER): SettingRule => ({ kind: 'int', min, max });
 const bool: SettingRule = { kind: 'bool' };
@@ -44,6 +46,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   PRIVATE_SITE: bool,
   TOKEN_TTL: int(1),
   CORS_ORIGINS: list,
+  TRUST_PROXY: { kind: 'proxies' },
   LOG_LEVEL: { kind: 'enum', values: LOG_LEVELS },
   SEED_DEMO: bool,
   PUBLIC_URL: { kind: 'httpUrl' },
@@ -68,6 +71,7 @@ export const SETTINGS: Record<string, SettingRule> = {
   HEADERS_TIMEOUT_MS: int(),
   TIMEOUT_CHECK_INTERVAL_MS: int(),
   JOB_POLL_MS: int(),
+  JOB_WORKERS: bool,
   JOB_LEASE_SECONDS: int(),
   JOB_MEDIA_CONCURRENCY: int(),
   JOB_MAIL_CONCURRENCY: int(),
@@ -91,6 +95,8 @@ export const SETTINGS: Record<string, SettingRule> = {
   MEDIA_STORAGE: { kind: 'enum', values: ['fs', 's3'] },
   MEDIA_URL_MODE: { kind: 'enum', values: ['app', 'redirect'] },
   MEDIA_DELETE_GRACE_S: int(),
+  // Longer than any write takes from its file to its row (a video's encodes: VIDEO_ENCODE_TIMEOUT_MS each).
+  MEDIA_ORPHAN_GRACE_S: int(3600),
   S3_BUCKET: text,
   S3_ENDPOINT: { kind: 'httpUrl' },
   S3_REGION: text,
@@ -164,6 +170,25 @@ function httpUrlProblem(value: string): string | null {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname ? null : 'an absolute http:// or https:// URL';
 }
 
+/** The names Fastify's trust-proxy list (proxy-addr) takes for address ranges. */
+export const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: a number of proxy hops, or a comma list of addresses, CIDR ranges and range names. */
+function proxiesProblem(value: string): string | null {
+  const allowed = `a number of proxy hops, or a comma list of addresses, CIDR ranges (10.0.0.0/8) and ${PROXY_RANGE_NAMES.join(', ')}`;
+  if (/^[0-9]{1,2}$/.test(value)) return Number(value) >= 1 ? null : allowed;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const valid = (item: string) => {
+    if (PROXY_RANGE_NAMES.includes(item)) return true;
+    const [address, prefix, ...rest] = item.split('/');
+    const family = isIP(address);
+    if (!family || rest.length) return false;
+    if (prefix === undefined) return true;
+    return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  };
+  return items.length > 0 && items.every(valid) ? null : allowed;
+}
+
 /** What is wrong with one value of setting `name`, as "what is allowed"; null when it is right. */
 function problem(name: string, rule: SettingRule, raw: string): string | null {
   const value = raw.trim();
@@ -206,6 +231,8 @@ function problem(name: string, rule: SettingRule, raw: string): string | null {
         return allowed;
       }
     }
+    case 'proxies':
+      return proxiesProblem(value);
     case 'text':
     case 'list':
       return null;

@@ -35,6 +35,8 @@ export interface Config {
   tokenTtl: number;
   /** Allowed CORS origins; `*` (the default) allows any. */
   corsOrigins: string[] | '*';
+  /** Which peers' X-Forwarded-For is believed (TRUST_PROXY): false (none), a hop count, or addresses and ranges. */
+  trustProxy: false | number | string[];
   logLevel: string;
   seedDemo: boolean;
   /** Base of every absolute URL in records, without a trailing slash. */
@@ -79,6 +81,8 @@ export interface Config {
   timeoutCheckIntervalMs: number;
   /** How often the job worker polls for due work, in milliseconds; 0 disables the worker. */
   jobPollMs: number;
+  /** Whether this node claims jobs (JOB_WORKERS); false: it still enqueues them, other nodes run them. */
+  jobWorkers: boolean;
   /** How long a claimed job may run before another worker (or this one, after a restart) takes it over, in seconds. */
   jobLeaseSeconds: number;
   /** Jobs run at once per lane in one process: media work (video encodes), mail, everything else (purges). */
@@ -123,6 +127,8 @@ export interface Config {
   mediaUrlMode: 'app' | 'redirect';
   /** Seconds a deleted item's stored files are kept before the job queue deletes them (a backup taken meanwhile stays whole). */
   mediaDeleteGraceS: number;
+  /** Seconds a stored file no row references is kept before the orphan sweep deletes it (storage/orphans.ts). */
+  mediaOrphanGraceS: number;
   /** The ffmpeg and ffprobe programs used for video metadata, encodings and posters. */
   ffmpegPath: string;
   ffprobePath: string;
@@ -234,6 +240,13 @@ export function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
 /** The data directory DATA_DIR names (absolute), read without the other settings. */
 export const dataDirOf = (env: NodeJS.ProcessEnv): string => resolve(env.DATA_DIR || './data');
 
+/** TRUST_PROXY as Fastify takes it (checked by config.rules.ts): unset, none; digits, hops; else a list. */
+function trustProxySetting(value: string | undefined): Config['trustProxy'] {
+  const v = (value ?? '').trim();
+  if (!v) return false;
+  return /^[0-9]+$/.test(v) ? Number(v) : list(v);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   checkSettings(env);
   const port = int('PORT', env.PORT, 3000);
@@ -264,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     privateSite: bool('PRIVATE_SITE', env.PRIVATE_SITE, false),
     tokenTtl: int('TOKEN_TTL', env.TOKEN_TTL, 30 * 24 * 3600),
     corsOrigins: cors.length === 0 || cors.includes('*') ? '*' : cors,
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     publicUrl: trimEndChar(env.PUBLIC_URL || `http://localhost:${port}`, '/'),
@@ -286,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1024 * 1024),
     ...requestTimeouts(env),
     jobPollMs: int('JOB_POLL_MS', env.JOB_POLL_MS, 500),
+    jobWorkers: bool('JOB_WORKERS', env.JOB_WORKERS, true),
     jobLeaseSeconds: Math.max(1, int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 300)),
     jobConcurrency: {
       media: Math.max(1, int('JOB_MEDIA_CONCURRENCY', env.JOB_MEDIA_CONCURRENCY, 1)),
@@ -313,6 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage,
     mediaUrlMode,
     mediaDeleteGraceS: int('MEDIA_DELETE_GRACE_S', env.MEDIA_DELETE_GRACE_S, 7 * 24 * 3600),
+    mediaOrphanGraceS: int('MEDIA_ORPHAN_GRACE_S', env.MEDIA_ORPHAN_GRACE_S, 24 * 3600),
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ffprobePath: env.FFPROBE_PATH || 'ffprobe',
     videoMaxSeconds: Math.max(1, int('VIDEO_MAX_SECONDS', env.VIDEO_MAX_SECONDS, 3600)),

@@ -16,6 +16,7 @@ import { databaseProblem } from './db/reachable.js';
 import { openDatabase, requestBounds } from './db/database.js';
 import { startStampUpkeep } from './db/stamp-upkeep.js';
 import { systemClock } from './clock.js';
+import { orphanSweepInterval, scheduleOrphanSweep } from './storage/orphans.js';
 import { BASE_PATH } from './http/base-path.js';
 
 const config = loadConfigOrExit();
@@ -118,8 +119,13 @@ async function serve(config: Config, prepared: boolean) {
     await handle.destroy();
   });
 
+  // The orphan sweep's next run, unless one is waiting or running (one for all nodes: storage/orphans.ts).
+  await scheduleOrphanSweep(handle.longWorkDb, systemClock, systemClock.now() + orphanSweepInterval(config));
+
   await app.listen({ port: config.port, host: config.host });
+  // JOB_WORKERS=false: no polling here; the jobs this node enqueues are claimed by other nodes.
   app.jobs.start();
+  if (!config.jobWorkers) app.log.info('JOB_WORKERS=false: this node claims no jobs');
   if (!prepared) console.error(`Content Platform API 2.0 at ${config.publicUrl}${BASE_PATH} (reference: ${config.publicUrl}${BASE_PATH}/docs), database: ${handle.dialect}`);
 }
 

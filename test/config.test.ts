@@ -15,6 +15,7 @@ const SWITCHES: Array<{ name: string; field: keyof Config; fallback: boolean; en
   { name: 'PG_PREPARED_STATEMENTS', field: 'pgPreparedStatements', fallback: true },
   { name: 'SEED_DEMO', field: 'seedDemo', fallback: true },
   { name: 'WEBHOOKS_APPROVALS_DEFAULT', field: 'webhooksApprovalsDefault', fallback: true },
+  { name: 'JOB_WORKERS', field: 'jobWorkers', fallback: true },
 ];
 
 describe('configuration switches', () => {
@@ -64,6 +65,10 @@ describe('settings are read by one declared schema', () => {
     ['MAIL_TRANSPORT', 'smtp://user:pw@bad host', 'got "smtp://user:***@bad host"'],
     ['TOKEN_TTL', '0', 'TOKEN_TTL must be an integer of at least 1, got "0"'],
     ['GUIDE_CACHE_MB', '12.5', 'GUIDE_CACHE_MB must be an integer of at least 0, got "12.5"'],
+    ['TRUST_PROXY', 'true', 'TRUST_PROXY must be a number of proxy hops, or a comma list of addresses, CIDR ranges (10.0.0.0/8) and loopback, linklocal, uniquelocal, got "true"'],
+    ['TRUST_PROXY', '0', 'TRUST_PROXY must be a number of proxy hops'],
+    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be'],
+    ['TRUST_PROXY', 'loopback, proxy.example.com', 'TRUST_PROXY must be'],
   ];
   for (const [name, value, message] of refused) {
     it(`${name}=${value} is refused, naming the setting and what is allowed`, () => {
@@ -79,6 +84,9 @@ describe('settings are read by one declared schema', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://docs.example.com/' }).publicUrl).toBe('https://docs.example.com');
     expect(loadConfig({ MAIL_TRANSPORT: 'smtps://u:p@mail.example.com:465' }).mailTransport).toContain('mail.example.com');
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
   });
 
   it('a secret is never shown', () => {

@@ -7,6 +7,7 @@ import type { AuthUser } from '../http/auth.js';
 import type { JobHandler, JobType } from '../jobs/queue.js';
 import type { BadgeRule } from './users/badges.js';
 import type { MediaUsageCheck } from './media/media-usage.js';
+import type { StoredFileRule } from '../storage/orphans.js';
 
 /** What the demo seeders share: each adds what it made, the next builds on it. */
 export interface DemoContext {
@@ -108,4 +109,6 @@ export interface Area {
   mediaUsages?: MediaUsageCheck[];
   /** The assessments area's fields of course stages (see StageAssessmentFields). */
   stageAssessmentFields?: StageAssessmentFields;
+  /** Which stored files of this area are in use: the orphan sweep (storage/orphans.ts) deletes the others. */
+  storedFiles?: StoredFileRule[];
 }

@@ -59,6 +59,8 @@ export const DEFAULT_LEASE_SECONDS = 300;
 
 export interface WorkerOptions {
   pollMs: number;
+  /** Whether this process claims jobs at all (JOB_WORKERS, default true); false: `start()` does nothing, jobs are only enqueued here. */
+  claims?: boolean;
   leaseSeconds?: number;
   /** Jobs of a lane running at once in this process (default 1 each). */
   concurrency?: Partial<Record<Lane, number>>;
@@ -83,10 +85,16 @@ export class JobWorker {
     this.types.set(type, typeof job === 'function' ? { run: job } : job);
   }
 
+  /** Starts polling for due jobs, unless this process claims none (JOB_WORKERS=false, or JOB_POLL_MS=0). */
   start() {
-    if (this.options.pollMs <= 0 || this.timer) return;
+    if (this.options.claims === false || this.options.pollMs <= 0 || this.timer) return;
     this.timer = setInterval(() => this.tick(), this.options.pollMs);
     this.timer.unref();
+  }
+
+  /** Whether the worker polls for jobs (started, claiming, not stopped). */
+  get polling(): boolean {
+    return this.timer !== null;
   }
 
   /** Stops polling, cancels the jobs in hand (their programs are killed) and waits for them. */

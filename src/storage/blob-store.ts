@@ -13,9 +13,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { S3BlobStore } from './s3-store.js';
-import { checkKey, type BlobRange, type BlobStore } from './blob.js';
+import { checkKey, type BlobRange, type BlobStore, type ListedBlob } from './blob.js';
 
-export type { BlobRange, BlobStore, PresignOptions } from './blob.js';
+export type { BlobRange, BlobStore, ListedBlob, PresignOptions } from './blob.js';
 export { checkKey } from './blob.js';
 
 export type Namespace = 'media' | 'modules';
@@ -85,26 +85,39 @@ export class FileBlobStore implements BlobStore {
     await rm(this.path(prefix), { recursive: true, force: true });
   }
 
-  async *list(prefix?: string): AsyncIterable<{ key: string; size: number }> {
-    const start = prefix ? this.path(prefix) : this.root;
-    const walk = async function* (dir: string): AsyncGenerator<string> {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
-        throw err;
-      }
-      for (const e of entries) {
-        const full = join(dir, e.name);
-        if (e.isDirectory()) yield* walk(full);
-        else if (e.isFile() && !e.name.includes(TEMP_MARK)) yield full;
-      }
-    };
-    for await (const full of walk(start)) {
-      const s = await stat(full).catch(() => null);
-      if (s) yield { key: relative(this.root, full).split(sep).join('/'), size: s.size };
+  /** The files under `dir`: the blobs, or (`unfinished`) only the temporary files of writes in progress. */
+  private async *walk(dir: string, unfinished: boolean): AsyncGenerator<string> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      throw err;
     }
+    for (const e of entries) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) yield* this.walk(full, unfinished);
+      else if (e.isFile() && e.name.includes(TEMP_MARK) === unfinished) yield full;
+    }
+  }
+
+  async *list(prefix?: string): AsyncIterable<ListedBlob> {
+    for await (const full of this.walk(prefix ? this.path(prefix) : this.root, false)) {
+      const s = await stat(full).catch(() => null);
+      if (s) yield { key: relative(this.root, full).split(sep).join('/'), size: s.size, modified: Math.floor(s.mtimeMs / 1000) };
+    }
+  }
+
+  /** Temporary files of `put`s whose process died (a live `put` writes to its file all along). */
+  async removeUnfinished(before: number, options: { dryRun?: boolean } = {}): Promise<number> {
+    let n = 0;
+    for await (const full of this.walk(this.root, true)) {
+      const s = await stat(full).catch(() => null);
+      if (!s || s.mtimeMs / 1000 >= before) continue;
+      n++;
+      if (!options.dryRun) await rm(full, { force: true });
+    }
+    return n;
   }
 
   async localFile(key: string) {

@@ -3,6 +3,9 @@
 import type { Readable } from 'node:stream';
 export interface BlobRange { start: number; end: number }
 
+/** A stored blob as `list` answers it: `modified` in UNIX seconds. */
+export interface ListedBlob { key: string; size: number; modified: number }
+
 /** How a presigned URL's answer is labelled (the bucket answers with these headers). */
 export interface PresignOptions {
   expiresIn: number;
@@ -24,8 +27,19 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every key under `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
-  /** Every key (under `prefix/` when given) with its size, in no particular order. */
-  list(prefix?: string): AsyncIterable<{ key: string; size: number }>;
+  /**
+   * Every key (under `prefix/` when given) with its size and when it was last written
+   * (`modified`, UNIX seconds), in no particular order. Writes in progress are not listed
+   * (the filesystem's temporary files, a bucket's unfinished multipart uploads).
+   */
+  list(prefix?: string): AsyncIterable<ListedBlob>;
+  /**
+   * Removes what writes that never finished left behind (a process killed during `put`)
+   * and was last touched before `before` (UNIX seconds); answers how many (with `dryRun`:
+   * how many it would remove). The filesystem's temporary files; a bucket answers 0 (its
+   * unfinished multipart uploads are the bucket's lifecycle rule's, docs/deployment.md).
+   */
+  removeUnfinished(before: number, options?: { dryRun?: boolean }): Promise<number>;
   /**
    * A local file holding the blob, for tools that need a path (sharp, ffmpeg, unzip). The
    * filesystem store hands its own file; a remote store downloads to a temporary one

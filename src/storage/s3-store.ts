@@ -15,7 +15,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '../config.js';
-import { checkKey, type BlobRange, type BlobStore, type PresignOptions } from './blob.js';
+import { checkKey, type BlobRange, type BlobStore, type ListedBlob, type PresignOptions } from './blob.js';
 
 type S3Settings = Extract<StorageConfig, { kind: 's3' }>;
 
@@ -126,16 +126,25 @@ export class S3BlobStore implements BlobStore {
     for (let i = 0; i < keys.length; i += 8) await Promise.all(keys.slice(i, i + 8).map((k) => this.delete(k)));
   }
 
-  async *list(prefix?: string): AsyncIterable<{ key: string; size: number }> {
+  async *list(prefix?: string): AsyncIterable<ListedBlob> {
     const full = prefix ? `${this.k(prefix)}/` : this.prefix;
     let token: string | undefined;
     do {
       const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: full, ContinuationToken: token }));
       for (const o of res.Contents ?? []) {
-        if (o.Key && o.Key.startsWith(this.prefix)) yield { key: o.Key.slice(this.prefix.length), size: Number(o.Size ?? 0) };
+        if (o.Key && o.Key.startsWith(this.prefix)) yield { key: o.Key.slice(this.prefix.length), size: Number(o.Size ?? 0), modified: o.LastModified ? Math.floor(o.LastModified.getTime() / 1000) : Number.MAX_SAFE_INTEGER };
       }
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /**
+   * 0: a killed upload leaves an unfinished multipart upload, which is no object (never
+   * listed, never read) but is billed until aborted; the bucket's lifecycle rule
+   * AbortIncompleteMultipartUpload does that (docs/deployment.md).
+   */
+  async removeUnfinished(): Promise<number> {
+    return 0;
   }
 
   async localFile(key: string) {

@@ -4,34 +4,18 @@
 // MEDIA_URL_SECRET of its own, exits 78 naming the setting and nothing else; given A's keys,
 // it starts. MEDIA_STORAGE=s3 without the keys exits 78 before the database is touched. A
 // node whose keys were generated moves to s3 with the lines `npm run keys:export` prints.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, login, REPO_ROOT, startServer, type ServerProcess } from '../../bench/lib/server-process.js';
+import { refusedStart } from '../helpers/refused-start.js';
 import { scratchDatabases } from '../helpers/scratch-databases.js';
 import { testBucket } from '../helpers/s3.js';
 import { minimalPdf } from '../helpers/factories/media.js';
 
 const { dir, newDatabase } = scratchDatabases('node-keys');
 const KEYS = { MEDIA_URL_SECRET: 'm'.repeat(40), WEBHOOK_SECRETS_KEY: 'w'.repeat(40), AUDIT_CHAIN_KEY: 'a'.repeat(40) };
-
-/** A server start that is expected to stop: its exit code and what it printed. */
-function refusedStart(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout.on('data', (d) => { out += d; });
-  proc.stderr.on('data', (d) => { out += d; });
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 90_000);
-  return new Promise((resolve) => proc.once('exit', (code) => {
-    clearTimeout(timer);
-    resolve({ code, out });
-  }));
-}
 
 describe('node keys at a start', () => {
   it('a node with another key refuses to start, naming the setting; with the same keys it starts', async () => {

@@ -5,6 +5,7 @@ import { seedMediaDemo } from './media.demo.js';
 import { videoJob, VIDEO_JOB } from './videos.js';
 import { purgeJobHandler, PURGE_JOB } from './media.service.js';
 import { foundationMediaUses } from './media-usage.js';
+import { mediaStoredFiles } from './media.stored-files.js';
 
 export const mediaArea: Area = {
   name: 'media',
@@ -13,4 +14,5 @@ export const mediaArea: Area = {
   seedDemo: seedMediaDemo,
   jobs: (config) => ({ [VIDEO_JOB]: videoJob(config), [PURGE_JOB]: purgeJobHandler(config) }),
   mediaUsages: [foundationMediaUses],
+  storedFiles: [mediaStoredFiles],
 };

@@ -20,6 +20,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
+import { variantKey } from './media.keys.js';
 
 const KIND: Record<FileKind, MediaKind> = { images: 'image', videos: 'video', documents: 'document' };
 
@@ -159,7 +160,7 @@ export async function mediaFileRoutes(app: FastifyInstance) {
     if (variant === 'original' && img.orientation === 1) {
       return sendBlob(request, reply, sender, original, { mime: img.mime, etag: `${guid}.original`, cache });
     }
-    const key = `variants/${guid}/${variant}`;
+    const key = variantKey(guid, variant);
     await ensureVariant(store, key, async () => {
       const local = await store.localFile(original);
       if (!local) throw notFound('Image');

@@ -20,6 +20,7 @@ import { isForeignKeyViolation } from '../../db/helpers.js';
 import { admitUpload, quotaExceeded, type QuotaRoom } from './media.storage.js';
 import type { MediaItem, MediaType } from './media.schemas.js';
 import { MEDIA_TYPES } from './media.schemas.js';
+import { encodingPrefix, originalKey, variantPrefix } from './media.keys.js';
 
 export const PURGE_JOB = 'media.purge';
 /** A purge that fails (storage unreachable) is tried again, with the queue's backoff, this often. */
@@ -124,7 +125,7 @@ export async function receiveUpload(s: Services, userid: number, filename: strin
   const { db, config, clock } = s;
   const store = blobStoreFor(config);
   const guid = newGuid();
-  const key = `originals/${guid}`;
+  const key = originalKey(guid);
   const meter = new UploadMeter(config, room);
   // Piped by hand rather than with pipeline(): a refusal must not destroy the request
   // (that would close the socket before the 413/422 is sent); the rest is discarded.
@@ -203,7 +204,7 @@ export async function storeGeneratedImage(db: Kysely<Database>, config: Config, 
   const sniffed = sniff(data.subarray(0, SNIFF_BYTES));
   if (!sniffed || sniffed.kind !== 'image') throw new Error('not an image');
   const guid = newGuid();
-  const key = `originals/${guid}`;
+  const key = originalKey(guid);
   await store.putBuffer(key, data);
   try {
     return await storeImage(db, store, { guid, key, name: filename, size: data.length, now, userid, sniffed });
@@ -284,7 +285,7 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
         const img = await trx.selectFrom('images').select(['guid', 'blob_key']).where('imageid', '=', id).executeTakeFirst();
         if (img) {
           if (img.blob_key) keys.push(img.blob_key);
-          prefixes.push(`variants/${img.guid}`);
+          prefixes.push(variantPrefix(img.guid));
         }
         await trx.deleteFrom('media_items').where('itemid', '=', item.itemid).execute();
         await trx.deleteFrom('images').where('imageid', '=', id).execute();
@@ -293,14 +294,14 @@ export async function deleteItem(s: Services, user: AuthUser, type: MediaType, i
         await trx.deleteFrom('media_items').where('itemid', '=', item.itemid).execute();
         if (v) {
           if (v.blob_key) keys.push(v.blob_key);
-          prefixes.push(`videos/${v.guid}`);
+          prefixes.push(encodingPrefix(v.guid));
           await trx.deleteFrom('video_encodings').where('videoid', '=', id).execute();
           await trx.deleteFrom('videos').where('videoid', '=', id).execute();
           if (v.poster_imageid) {
             const p = await trx.selectFrom('images').select(['guid', 'blob_key']).where('imageid', '=', v.poster_imageid).executeTakeFirst();
             if (p) {
               if (p.blob_key) keys.push(p.blob_key);
-              prefixes.push(`variants/${p.guid}`);
+              prefixes.push(variantPrefix(p.guid));
               await trx.deleteFrom('images').where('imageid', '=', v.poster_imageid).execute();
             }
           }
@@ -400,7 +401,7 @@ async function storeEdit(s: Services, user: AuthUser, src: Selectable<Database['
   }
   if (room && rendered.data.length > room.bytes) throw quotaExceeded(room.quota, room.used);
   const guid = newGuid();
-  const key = `originals/${guid}`;
+  const key = originalKey(guid);
   await store.putBuffer(key, rendered.data);
   const sniffed = sniff(rendered.data.subarray(0, SNIFF_BYTES))!;
   const markup = JSON.stringify({ ...(req.crop ? { crop: req.crop } : {}), ...(req.markup ?? {}) });

@@ -22,6 +22,7 @@ import { blobStoreFor, type BlobStore } from '../../storage/blob-store.js';
 import { exifRecord, readImageInfo } from './images.js';
 import { newGuid } from './guid.js';
 import type { Sniffed } from './sniff.js';
+import { encodingKey, originalKey } from './media.keys.js';
 
 export const VIDEO_JOB = 'media.video.process';
 /** Attempts before a video is marked failed (ffmpeg missing, a crash...). */
@@ -363,7 +364,7 @@ async function processVideo(config: Config, videoid: number, ctx: JobContext) {
       if (size >= config.videoEncodeMaxBytes) throw new ProgramError('output', `the ${e.format} encoding reached the limit of ${config.videoEncodeMaxBytes} bytes`);
       const p = await probe(config, out, e.mime, cancel.signal);
       const vs = p.streams?.find((s) => s.codec_type === 'video');
-      const key = `videos/${video.guid}/${e.format}`;
+      const key = encodingKey(video.guid, e.format);
       await store.put(key, createReadStream(out));
       written.push(key);
       encodings.push({ format: e.format, codecs: codecsOf(p), mime: e.mime, width: vs?.width ?? 0, height: vs?.height ?? 0, size, blob_key: key });
@@ -375,7 +376,7 @@ async function processVideo(config: Config, videoid: number, ctx: JobContext) {
     await runProgram(config.ffmpegPath, ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-y', '-ss', String(at), ...input, '-frames:v', '1', '-q:v', '3', posterPath], limits);
     const pinfo = await readImageInfo(posterPath);
     const posterGuid = newGuid();
-    const posterKey = `originals/${posterGuid}`;
+    const posterKey = originalKey(posterGuid);
     const posterSize = await store.put(posterKey, createReadStream(posterPath));
     written.push(posterKey);
     const posterName = video.filename.replace(/\.[^.]*$/, '') + '.jpg';

@@ -86,6 +86,10 @@ export async function reviewRoutes(fastify: FastifyInstance) {
   }, async (request, reply) => {
     const user = requireUser(request);
     const b = request.body;
+    // Who may create comes before what is checked of the body: the reviewer ids' 422s would
+    // otherwise tell a caller who may not create a schedule which users and teams exist.
+    const documents = b.documents ?? [];
+    forbiddenUnless(managesSchedules(user) || documents.length > 0, 'Only Authors and Admins create a review schedule without documents; name the documents you may edit.');
     const errors: FieldError[] = [];
     const name = b.name.trim();
     if (!name) errors.push({ field: 'name', code: 'invalid_value', message: 'name must not be blank.' });
@@ -110,8 +114,6 @@ export async function reviewRoutes(fastify: FastifyInstance) {
       teamids.forEach((id, i) => { if (!found.has(id)) errors.push({ field: `teamids[${i}]`, code: 'invalid_value', message: `There is no team ${id}.`, index: i }); });
     }
     if (errors.length) throw unprocessable(errors);
-    const documents = b.documents ?? [];
-    forbiddenUnless(managesSchedules(user) || documents.length > 0, 'Only Authors and Admins create a review schedule without documents; name the documents you may edit.');
     const targets = await editableTargets(user, documents, 'documents');
     const prsid = await createSchedule(db, clock, user, {
       name, recurrence: b.recurrence, month: b.month ?? null, day: b.day ?? null, interval_days: b.interval_days ?? null, window_days: b.window_days, userids, teamids,

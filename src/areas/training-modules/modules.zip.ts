@@ -196,3 +196,16 @@ export const stagedKey = (importid: number) => `staged/${importid}.zip`;
  * named in the import job's payload, the losers delete theirs: modules.service.ts).
  */
 export const uploadStagedKey = (importid: number) => `staged/${importid}-${randomBytes(8).toString('hex')}.zip`;
+
+/** What a key of the `modules` store is, and its import; null: not a key this area makes. */
+export function moduleKeyOwner(key: string): { kind: 'staged' | 'unpacked'; importid: number } | null {
+  const staged = /^staged\/(\d{1,15})\.zip$/.exec(key);
+  if (staged && key === stagedKey(Number(staged[1]))) return { kind: 'staged', importid: Number(staged[1]) };
+  // An upload's own staged key (uploadStagedKey): the import id, then its random part.
+  const upload = /^staged\/(\d{1,15})-[0-9a-f]{16}\.zip$/.exec(key);
+  if (upload) return { kind: 'staged', importid: Number(upload[1]) };
+  const first = key.split('/')[0];
+  // Read back through the builders, so that the scheme is written once.
+  if (/^\d{1,15}$/.test(first) && key.length > first.length + 1 && importPrefix(Number(first)) === first) return { kind: 'unpacked', importid: Number(first) };
+  return null;
+}

@@ -99,6 +99,10 @@ describe('schedules', () => {
     const body = { name: 'Mine', recurrence: 'interval', interval_days: 10, window_days: 2, userids: [reviewer.userid] };
     checked(await t.post('/periodic_review', { body }), 'POST /periodic_review', 401);
     checked(await t.post('/periodic_review', { token: collaborator.token, body }), 'POST /periodic_review', 403);
+    // refused before the reviewers are looked up: no 422 tells them which user or team ids exist
+    for (const reviewers of [{ userids: [999_999] }, { teamids: [999_998] }, { userids: [] }]) {
+      checked(await t.post('/periodic_review', { token: collaborator.token, body: { ...body, ...reviewers } }), 'POST /periodic_review', 403);
+    }
     const notMine = await makeGuide(t, author);
     const mine = await collaboratedGuide();
     const before = await count('review_schedules');

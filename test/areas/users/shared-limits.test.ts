@@ -11,7 +11,7 @@ import type { Config } from '../../../src/config.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DEFAULT_PASSWORD, makeUser } from '../../helpers/factories.js';
 
-type Node = { inject: (method: 'POST', path: string, body: unknown, remoteAddress?: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }> };
+type Node = { inject: (method: 'POST', path: string, body: unknown, remoteAddress?: string, headers?: Record<string, string>) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }> };
 
 const opened: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -30,8 +30,8 @@ async function twoNodes(config: Partial<Config>): Promise<{ t: TestApp; a: Node;
     await handle.destroy();
   });
   const node = (app: typeof other): Node => ({
-    inject: async (method, path, body, remoteAddress = '192.0.2.1') => {
-      const res = await app.inject({ method, url: BASE_PATH + path, remoteAddress, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    inject: async (method, path, body, remoteAddress = '192.0.2.1', headers = {}) => {
+      const res = await app.inject({ method, url: BASE_PATH + path, remoteAddress, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
       return { statusCode: res.statusCode, headers: res.headers, json: () => res.json() };
     },
   });
@@ -89,5 +89,27 @@ describe('limits shared by every node on the database', () => {
     expect((await a.inject('POST', '/users/reset_password', { email: 'x@example.com' })).statusCode).toBe(429);
     t.clock.advance(61);
     expect((await b.inject('POST', '/users/reset_password', { email: 'x@example.com' })).statusCode).not.toBe(429);
+  });
+
+  it('behind a load balancer (TRUST_PROXY): each client is counted by its X-Forwarded-For address; without it the header is ignored', async () => {
+    const balancer = '127.0.0.1';
+    const via = (client: string) => ({ 'x-forwarded-for': client });
+    const { t, a, b } = await twoNodes({ loginRateLimit: 10, trustProxy: ['loopback'] });
+    const user = await makeUser(t);
+    for (let i = 0; i < 10; i++) expect((await (i % 2 ? b : a).inject('POST', '/user/token', { email: user.email, password: `wrong ${i}` }, balancer, via('203.0.113.5'))).statusCode).toBe(401);
+    for (const node of [a, b]) expect((await node.inject('POST', '/user/token', { email: user.email, password: DEFAULT_PASSWORD }, balancer, via('203.0.113.5'))).statusCode).toBe(429);
+    // Another client through the same balancer has its own count, and the audit log names it.
+    expect((await b.inject('POST', '/user/token', { email: user.email, password: DEFAULT_PASSWORD }, balancer, via('203.0.113.6'))).statusCode).toBe(201);
+    const entry = await t.db.selectFrom('audit_log').select(['client_ip', 'action']).where('userid', '=', user.userid).orderBy('auditid', 'desc').executeTakeFirstOrThrow();
+    expect(entry.client_ip).toBe('203.0.113.6');
+    // A peer that is not trusted cannot choose its address by the header.
+    for (let i = 0; i < 10; i++) await a.inject('POST', '/user/token', { email: user.email, password: `again ${i}` }, '198.51.100.7', via(`203.0.113.${100 + i}`));
+    expect((await b.inject('POST', '/user/token', { email: user.email, password: DEFAULT_PASSWORD }, '198.51.100.7', via('203.0.113.200'))).statusCode).toBe(429);
+
+    // Without TRUST_PROXY (the default) the header changes nothing: the balancer is one client.
+    const plain = await twoNodes({ loginRateLimit: 10 });
+    const other = await makeUser(plain.t);
+    for (let i = 0; i < 10; i++) await (i % 2 ? plain.b : plain.a).inject('POST', '/user/token', { email: other.email, password: `wrong ${i}` }, balancer, via(`203.0.113.${i + 1}`));
+    expect((await plain.a.inject('POST', '/user/token', { email: other.email, password: DEFAULT_PASSWORD }, balancer, via('203.0.113.50'))).statusCode).toBe(429);
   });
 });
